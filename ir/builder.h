@@ -1,0 +1,66 @@
+#pragma once
+// Appends validated, shape-inferred primitives to a graph. Every method checks its inputs and
+// throws ember::Error (naming the op and the shapes) before anything is appended, so a failed
+// call leaves the graph unchanged.
+#include <vector>
+
+#include "ir/graph.h"
+
+namespace ember::ir {
+
+// Names the user-facing op being lowered, so that an error raised by one of its primitives reads
+// "softmax (sub): ..." rather than only naming the primitive. Nests; innermost wins.
+class OpScope {
+ public:
+  explicit OpScope(const char* name);
+  ~OpScope();
+  OpScope(const OpScope&) = delete;
+  OpScope& operator=(const OpScope&) = delete;
+  static const char* current();
+
+ private:
+  const char* previous_;
+};
+
+// "name" or "scope (name)" for messages.
+std::string op_label(const char* primitive);
+
+class Builder {
+ public:
+  explicit Builder(Graph& g) : g_(g) {}
+
+  const TensorType& type(ValueId v) const { return g_.type(v); }
+
+  ValueId input(int slot, const TensorType& t);
+  ValueId full(const Shape& shape, DType dtype, Scalar value);
+  ValueId iota(const Shape& shape, DType dtype, int axis);
+  ValueId random(const Shape& shape, DType dtype, const RandomAttrs& attrs);
+  ValueId unary(UnaryFn fn, ValueId x);
+  ValueId binary(BinaryFn fn, ValueId a, ValueId b);
+  ValueId where(ValueId cond, ValueId a, ValueId b);
+  ValueId cast(ValueId x, DType dtype);
+  ValueId reduce(ReduceFn fn, ValueId x, int axis, DType index_dtype = DType::I32);
+  ValueId reshape(ValueId x, const Shape& shape);
+  ValueId permute(ValueId x, const std::vector<int>& perm);
+  ValueId expand(ValueId x, const Shape& shape);
+  // counts[d] elements from starts[d] with steps[d] > 0.
+  ValueId slice(ValueId x, const std::vector<int64_t>& starts, const std::vector<int64_t>& counts,
+                const std::vector<int64_t>& steps);
+  ValueId flip(ValueId x, const std::vector<int>& axes);
+  ValueId pad(ValueId x, const std::vector<int64_t>& before, const std::vector<int64_t>& after,
+              Scalar value);
+  ValueId concat(const std::vector<ValueId>& xs, int axis);
+  ValueId matmul(ValueId a, ValueId b);
+  ValueId gather(ValueId x, int axis, ValueId index);
+  ValueId scatter_add(ValueId x, int axis, ValueId index, ValueId values);
+  ValueId sort(ValueId x, int axis, bool descending, bool indices, DType index_dtype = DType::I32);
+
+ private:
+  ValueId add(OpKind op, std::vector<ValueId> inputs, TensorType type, Attrs attrs);
+  Graph& g_;
+};
+
+// NumPy broadcasting of equal-rank shapes; throws naming `op` when they do not broadcast.
+Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op);
+
+}  // namespace ember::ir

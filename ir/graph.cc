@@ -1,0 +1,105 @@
+#include "ir/graph.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace ember::ir {
+
+ValueId Graph::add(Node node) {
+  nodes_.push_back(std::move(node));
+  return static_cast<ValueId>(nodes_.size() - 1);
+}
+
+Graph Graph::prune(std::vector<ValueId>& outputs, std::vector<ValueId>* old_to_new) const {
+  std::vector<char> live(nodes_.size(), 0);
+  for (ValueId o : outputs) live[o] = 1;
+  for (int i = size() - 1; i >= 0; --i) {
+    if (!live[i]) continue;
+    for (ValueId in : nodes_[i].inputs) live[in] = 1;
+  }
+  std::vector<ValueId> remap(nodes_.size(), -1);
+  Graph out;
+  for (int i = 0; i < size(); ++i) {
+    if (!live[i]) continue;
+    Node n = nodes_[i];
+    for (ValueId& in : n.inputs) in = remap[in];
+    remap[i] = out.add(std::move(n));
+  }
+  for (ValueId& o : outputs) o = remap[o];
+  if (old_to_new) *old_to_new = std::move(remap);
+  return out;
+}
+
+namespace {
+
+std::string attr_text(const Node& n) {
+  return std::visit(
+      [&](const auto& a) -> std::string {
+        using A = std::decay_t<decltype(a)>;
+        if constexpr (std::is_same_v<A, InputAttrs>) return absl::StrCat("slot=", a.slot);
+        if constexpr (std::is_same_v<A, FullAttrs>) {
+          return a.value.is_int ? absl::StrCat("value=", a.value.i)
+                                : absl::StrCat("value=", a.value.f);
+        }
+        if constexpr (std::is_same_v<A, IotaAttrs>) return absl::StrCat("axis=", a.axis);
+        if constexpr (std::is_same_v<A, RandomAttrs>) {
+          return absl::StrCat(dist_name(a.dist), " a=", a.a, " b=", a.b, " seed=", a.seed,
+                              " offset=", a.offset);
+        }
+        if constexpr (std::is_same_v<A, ReduceAttrs>) return absl::StrCat("axis=", a.axis);
+        if constexpr (std::is_same_v<A, PermuteAttrs>) {
+          return absl::StrCat("perm=[", absl::StrJoin(a.perm, ","), "]");
+        }
+        if constexpr (std::is_same_v<A, SliceAttrs>) {
+          return absl::StrCat("starts=[", absl::StrJoin(a.starts, ","), "] steps=[",
+                              absl::StrJoin(a.steps, ","), "]");
+        }
+        if constexpr (std::is_same_v<A, FlipAttrs>) {
+          return absl::StrCat("axes=[", absl::StrJoin(a.axes, ","), "]");
+        }
+        if constexpr (std::is_same_v<A, PadAttrs>) {
+          return absl::StrCat("before=[", absl::StrJoin(a.before, ","), "] after=[",
+                              absl::StrJoin(a.after, ","), "] value=", a.value.as_double());
+        }
+        if constexpr (std::is_same_v<A, AxisAttrs>) return absl::StrCat("axis=", a.axis);
+        if constexpr (std::is_same_v<A, SortAttrs>) {
+          return absl::StrCat("axis=", a.axis, a.descending ? " descending" : "",
+                              a.indices ? " indices" : "");
+        }
+        return "";
+      },
+      n.attrs);
+}
+
+std::string op_text(const Node& n) {
+  std::string name = op_name(n.op);
+  if (n.op == OpKind::Unary) absl::StrAppend(&name, ".", unary_name(n.get<UnaryAttrs>().fn));
+  if (n.op == OpKind::Binary) absl::StrAppend(&name, ".", binary_name(n.get<BinaryAttrs>().fn));
+  if (n.op == OpKind::Reduce) absl::StrAppend(&name, ".", reduce_name(n.get<ReduceAttrs>().fn));
+  return name;
+}
+
+}  // namespace
+
+std::string print_node(const Graph& g, ValueId id) {
+  const Node& n = g.node(id);
+  std::string args = absl::StrJoin(n.inputs, ", ", [](std::string* out, ValueId v) {
+    absl::StrAppend(out, "%", v);
+  });
+  std::string attrs = attr_text(n);
+  return absl::StrCat("%", id, " = ", op_text(n), "(", args, ")", attrs.empty() ? "" : " {",
+                      attrs, attrs.empty() ? "" : "}", " : ", n.type.to_string());
+}
+
+std::string print_graph(const Graph& g, const std::vector<ValueId>& outputs) {
+  std::string s;
+  for (int i = 0; i < g.size(); ++i) absl::StrAppend(&s, print_node(g, i), "\n");
+  if (!outputs.empty()) {
+    absl::StrAppend(&s, "outputs: ", absl::StrJoin(outputs, ", ", [](std::string* o, ValueId v) {
+                      absl::StrAppend(o, "%", v);
+                    }), "\n");
+  }
+  return s;
+}
+
+}  // namespace ember::ir

@@ -1,0 +1,54 @@
+#pragma once
+// The SSA graph: node i defines value i. Nodes are appended in a topological order by
+// construction (an input always refers to an earlier node).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ir/ops.h"
+#include "ir/shape.h"
+
+namespace ember::ir {
+
+using ValueId = int32_t;
+
+struct Node {
+  OpKind op;
+  std::vector<ValueId> inputs;
+  TensorType type;
+  Attrs attrs;
+
+  template <class A>
+  const A& get() const {
+    return std::get<A>(attrs);
+  }
+};
+
+class Graph {
+ public:
+  ValueId add(Node node);
+  const Node& node(ValueId id) const { return nodes_[id]; }
+  const TensorType& type(ValueId id) const { return nodes_[id].type; }
+  int size() const { return static_cast<int>(nodes_.size()); }
+  const std::vector<Node>& nodes() const { return nodes_; }
+  void clear() { nodes_.clear(); }
+
+  // Keeps only the nodes that `outputs` depend on, renumbered densely in the original order.
+  // Returns the new graph and rewrites `outputs` to the new ids; `old_to_new` (if given)
+  // receives the mapping, -1 for dropped nodes.
+  Graph prune(std::vector<ValueId>& outputs, std::vector<ValueId>* old_to_new = nullptr) const;
+
+ private:
+  std::vector<Node> nodes_;
+};
+
+// The one text form of a graph, used by every dump: "%3 = binary.add(%1, %2) : f32[2, 3]".
+std::string print_node(const Graph& g, ValueId id);
+std::string print_graph(const Graph& g, const std::vector<ValueId>& outputs = {});
+
+// Structural hash (xxHash3): ignores value ids, concrete sizes and runtime scalars (fill values,
+// RNG seeds, slice starts) but keeps ops, ranks, dtypes, which dims are 1 and which dims are
+// equal. Equal hashes mean one plan and one set of kernels serve both graphs.
+uint64_t structural_hash(const Graph& g, const std::vector<ValueId>& outputs);
+
+}  // namespace ember::ir

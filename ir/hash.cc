@@ -1,0 +1,90 @@
+// Structural hashing of graphs (see graph.h for what is kept and what is ignored).
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include <unordered_map>
+
+#include "ir/graph.h"
+
+namespace ember::ir {
+namespace {
+
+class Hasher {
+ public:
+  Hasher() : state_(XXH3_createState()) { XXH3_64bits_reset(state_); }
+  ~Hasher() { XXH3_freeState(state_); }
+  Hasher(const Hasher&) = delete;
+  Hasher& operator=(const Hasher&) = delete;
+
+  template <class T>
+  void add(const T& v) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    XXH3_64bits_update(state_, &v, sizeof(v));
+  }
+  // Sizes are replaced by equality classes; 1 keeps its own class (it decides broadcasting).
+  void add_size(int64_t size) {
+    if (size == 1) return add<int64_t>(-1);
+    auto [it, inserted] = size_class_.try_emplace(size, static_cast<int64_t>(size_class_.size()));
+    add<int64_t>(it->second);
+  }
+  uint64_t digest() const { return XXH3_64bits_digest(state_); }
+
+ private:
+  XXH3_state_t* state_;
+  std::unordered_map<int64_t, int64_t> size_class_;
+};
+
+void add_attrs(Hasher& h, const Attrs& attrs) {
+  h.add(static_cast<int>(attrs.index()));
+  std::visit(
+      [&](const auto& a) {
+        using A = std::decay_t<decltype(a)>;
+        if constexpr (std::is_same_v<A, InputAttrs>) h.add(a.slot);
+        if constexpr (std::is_same_v<A, FullAttrs>) h.add(a.value.is_int);
+        if constexpr (std::is_same_v<A, IotaAttrs>) h.add(a.axis);
+        if constexpr (std::is_same_v<A, RandomAttrs>) h.add(a.dist);
+        if constexpr (std::is_same_v<A, UnaryAttrs>) h.add(a.fn);
+        if constexpr (std::is_same_v<A, BinaryAttrs>) h.add(a.fn);
+        if constexpr (std::is_same_v<A, ReduceAttrs>) {
+          h.add(a.fn);
+          h.add(a.axis);
+        }
+        if constexpr (std::is_same_v<A, PermuteAttrs>) {
+          for (int p : a.perm) h.add(p);
+        }
+        if constexpr (std::is_same_v<A, SliceAttrs>) {
+          for (int64_t s : a.steps) h.add_size(s);
+        }
+        if constexpr (std::is_same_v<A, FlipAttrs>) {
+          for (int ax : a.axes) h.add(ax);
+        }
+        if constexpr (std::is_same_v<A, PadAttrs>) h.add(a.value.is_int);
+        if constexpr (std::is_same_v<A, AxisAttrs>) h.add(a.axis);
+        if constexpr (std::is_same_v<A, SortAttrs>) {
+          h.add(a.axis);
+          h.add(a.descending);
+          h.add(a.indices);
+        }
+      },
+      attrs);
+}
+
+}  // namespace
+
+uint64_t structural_hash(const Graph& g, const std::vector<ValueId>& outputs) {
+  Hasher h;
+  for (const Node& n : g.nodes()) {
+    h.add(n.op);
+    h.add(static_cast<int>(n.inputs.size()));
+    for (ValueId in : n.inputs) h.add(in);
+    h.add(n.type.dtype);
+    h.add(n.type.shape.rank());
+    for (int64_t d : n.type.shape.dims) h.add_size(d);
+    add_attrs(h, n.attrs);
+  }
+  h.add<int>(-7);  // separates nodes from outputs
+  for (ValueId o : outputs) h.add(o);
+  return h.digest();
+}
+
+}  // namespace ember::ir

@@ -1,0 +1,97 @@
+#pragma once
+// The closed set of primitives. Everything the frontend offers lowers to these; autodiff and the
+// fuser need rules only for them.
+#include <cstdint>
+#include <variant>
+#include <vector>
+
+#include "ir/shape.h"
+
+namespace ember::ir {
+
+enum class OpKind : uint8_t {
+  Input,    // a materialized buffer handed to the graph (slot index)
+  Full,     // constant fill
+  Iota,     // index along one axis
+  Random,   // counter-based (Philox) random numbers, recomputable from seed + offset
+  Unary,    // elementwise, one input
+  Binary,   // elementwise, two inputs, NumPy broadcasting over equal ranks
+  Where,    // cond ? a : b with broadcasting
+  Cast,     // dtype conversion
+  Reduce,   // over one axis, keeps it with size 1
+  Reshape,  // view
+  Permute,  // view
+  Expand,   // view: size-1 dims broadcast to a larger size
+  Slice,    // view: start and positive step per dim
+  Flip,     // view
+  Pad,      // constant padding before/after each dim
+  Concat,   // along one axis
+  Matmul,   // batched, broadcasting over batch dims
+  Gather,   // out[.., i, ..] = x[.., idx[.., i, ..], ..] along one axis
+  ScatterAdd,  // x with values added at idx along one axis
+  Sort,     // stable sort along one axis: values or indices
+};
+inline constexpr int kOpKindCount = 20;
+
+enum class UnaryFn : uint8_t {
+  Neg, Abs, Exp, Log, Log1p, Sqrt, Sin, Cos, Tan, Tanh, Sinh, Cosh, Erf, Floor, Ceil, Round,
+  Recip, Sign, LogicalNot, BitwiseNot, IsNan, IsInf,
+};
+inline constexpr int kUnaryFnCount = 22;
+
+enum class BinaryFn : uint8_t {
+  Add, Sub, Mul, Div, Rem, Pow, Max, Min,
+  Eq, Ne, Lt, Le, Gt, Ge,
+  LogicalAnd, LogicalOr,
+  BitAnd, BitOr, BitXor, Shl, Shr,
+};
+inline constexpr int kBinaryFnCount = 21;
+
+enum class ReduceFn : uint8_t { Sum, Prod, Max, Min, ArgMax, ArgMin };
+inline constexpr int kReduceFnCount = 6;
+
+enum class RandomDist : uint8_t { Uniform, Normal, Bernoulli };
+
+// A scalar that keeps integers exact: `is_int` selects which field holds the value.
+struct Scalar {
+  double f = 0;
+  int64_t i = 0;
+  bool is_int = false;
+  static Scalar from_double(double v) { return {v, static_cast<int64_t>(v), false}; }
+  static Scalar from_int(int64_t v) { return {static_cast<double>(v), v, true}; }
+  double as_double() const { return is_int ? static_cast<double>(i) : f; }
+  int64_t as_int() const { return is_int ? i : static_cast<int64_t>(f); }
+};
+
+struct NoAttrs {};
+struct InputAttrs { int slot; };
+struct FullAttrs { Scalar value; };
+struct IotaAttrs { int axis; };
+struct RandomAttrs { RandomDist dist; double a, b; uint64_t seed, offset; };
+struct UnaryAttrs { UnaryFn fn; };
+struct BinaryAttrs { BinaryFn fn; };
+struct ReduceAttrs { ReduceFn fn; int axis; };
+struct PermuteAttrs { std::vector<int> perm; };
+struct SliceAttrs { std::vector<int64_t> starts, steps; };
+struct FlipAttrs { std::vector<int> axes; };
+struct PadAttrs { std::vector<int64_t> before, after; Scalar value; };
+struct AxisAttrs { int axis; };  // Concat, Gather, ScatterAdd
+struct SortAttrs { int axis; bool descending; bool indices; };
+
+using Attrs = std::variant<NoAttrs, InputAttrs, FullAttrs, IotaAttrs, RandomAttrs, UnaryAttrs,
+                           BinaryAttrs, ReduceAttrs, PermuteAttrs, SliceAttrs, FlipAttrs, PadAttrs,
+                           AxisAttrs, SortAttrs>;
+
+const char* op_name(OpKind op);
+const char* unary_name(UnaryFn fn);
+const char* binary_name(BinaryFn fn);
+const char* reduce_name(ReduceFn fn);
+const char* dist_name(RandomDist d);
+
+// Elementwise ops: ones the fuser may chain without changing the index space.
+inline bool is_elementwise(OpKind op) {
+  return op == OpKind::Unary || op == OpKind::Binary || op == OpKind::Where || op == OpKind::Cast;
+}
+inline bool is_comparison(BinaryFn fn) { return fn >= BinaryFn::Eq && fn <= BinaryFn::Ge; }
+
+}  // namespace ember::ir

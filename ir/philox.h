@@ -1,0 +1,48 @@
+#pragma once
+// Philox4x32-10 (Salmon et al., "Parallel random numbers: as easy as 1, 2, 3"): the definition of
+// the Random primitive's bits. Element i of a Random node with (seed, offset) draws from counter
+// offset + i, so any backend, and any recomputation during backward, reproduces it bit-exactly.
+#include <array>
+#include <cmath>
+#include <cstdint>
+
+namespace ember::ir {
+
+inline std::array<uint32_t, 4> philox4x32(uint64_t counter, uint64_t seed) {
+  constexpr uint32_t kMul0 = 0xD2511F53u, kMul1 = 0xCD9E8D57u;
+  constexpr uint32_t kWeyl0 = 0x9E3779B9u, kWeyl1 = 0xBB67AE85u;
+  std::array<uint32_t, 4> c = {static_cast<uint32_t>(counter), static_cast<uint32_t>(counter >> 32),
+                               0u, 0u};
+  uint32_t k0 = static_cast<uint32_t>(seed), k1 = static_cast<uint32_t>(seed >> 32);
+  for (int round = 0; round < 10; ++round) {
+    uint64_t p0 = static_cast<uint64_t>(kMul0) * c[0];
+    uint64_t p1 = static_cast<uint64_t>(kMul1) * c[2];
+    c = {static_cast<uint32_t>(p1 >> 32) ^ c[1] ^ k0, static_cast<uint32_t>(p1),
+         static_cast<uint32_t>(p0 >> 32) ^ c[3] ^ k1, static_cast<uint32_t>(p0)};
+    k0 += kWeyl0;
+    k1 += kWeyl1;
+  }
+  return c;
+}
+
+// Uniform in [0, 1) with 24 random bits (exact in f32).
+inline float philox_uniform(uint32_t bits) { return static_cast<float>(bits >> 8) * 0x1p-24f; }
+
+// One sample of a Random node: uniform in [a, b), normal(mean a, std b), or bernoulli(p = a).
+inline double philox_sample(int dist, double a, double b, uint64_t counter, uint64_t seed) {
+  auto w = philox4x32(counter, seed);
+  switch (dist) {
+    case 0:
+      return a + (b - a) * static_cast<double>(philox_uniform(w[0]));
+    case 1: {
+      // Box-Muller; u1 in (0, 1] keeps the log finite.
+      double u1 = (static_cast<double>(w[0] >> 8) + 1.0) * 0x1p-24;
+      double u2 = static_cast<double>(philox_uniform(w[1]));
+      return a + b * std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
+    }
+    default:
+      return static_cast<double>(philox_uniform(w[0])) < a ? 1.0 : 0.0;
+  }
+}
+
+}  // namespace ember::ir

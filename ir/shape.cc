@@ -1,0 +1,39 @@
+#include "ir/shape.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "ir/error.h"
+
+namespace ember {
+
+int64_t Shape::numel() const {
+  int64_t n = 1;
+  for (int64_t d : dims) n *= d;
+  return n;
+}
+
+std::vector<int64_t> Shape::contiguous_strides() const {
+  std::vector<int64_t> strides(dims.size());
+  int64_t s = 1;
+  for (int i = rank() - 1; i >= 0; --i) {
+    strides[i] = s;
+    s *= dims[i];
+  }
+  return strides;
+}
+
+std::string Shape::to_string() const { return absl::StrCat("[", absl::StrJoin(dims, ", "), "]"); }
+
+std::string TensorType::to_string() const {
+  return absl::StrCat(dtype_name(dtype), shape.to_string());
+}
+
+int normalize_dim(int64_t dim, int rank, const char* op) {
+  int64_t d = dim < 0 ? dim + rank : dim;
+  if (d < 0 || d >= rank) {
+    throw Error(absl::StrCat(op, ": dim ", dim, " out of range for rank ", rank));
+  }
+  return static_cast<int>(d);
+}
+
+}  // namespace ember

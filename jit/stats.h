@@ -1,0 +1,21 @@
+#pragma once
+// Process-wide counters behind ember::stats(). Relaxed atomics: they are diagnostics, read
+// between steps, never used to synchronise.
+#include <atomic>
+#include <cstdint>
+
+namespace ember::jit {
+
+struct Counters {
+  std::atomic<int64_t> ops_recorded{0};
+  std::atomic<int64_t> flushes{0};
+  std::atomic<int64_t> kernels_launched{0};
+  std::atomic<int64_t> ops_fused{0};
+  std::atomic<int64_t> compiles{0};
+  std::atomic<int64_t> compile_us{0};
+  std::atomic<int64_t> cache_hits{0};
+};
+
+Counters& counters();
+
+}  // namespace ember::jit

@@ -1,0 +1,22 @@
+#include "runtime/backend.h"
+
+namespace ember::runtime {
+
+bool Array::is_contiguous() const {
+  if (offset != 0) return false;
+  auto expected = type.shape.contiguous_strides();
+  for (int d = 0; d < type.shape.rank(); ++d) {
+    if (type.shape[d] != 1 && strides[d] != expected[d]) return false;
+  }
+  return true;
+}
+
+Array Array::contiguous(std::shared_ptr<Buffer> buffer, TensorType type) {
+  Array a;
+  a.strides = type.shape.contiguous_strides();
+  a.type = std::move(type);
+  a.buffer = std::move(buffer);
+  return a;
+}
+
+}  // namespace ember::runtime

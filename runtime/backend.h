@@ -1,0 +1,62 @@
+#pragma once
+// The interface every device backend implements. The frontend never calls it directly: the jit
+// hands it the work of a flushed graph.
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+
+namespace ember::runtime {
+
+// Device memory. Subclasses free it in their destructor.
+class Buffer {
+ public:
+  virtual ~Buffer() = default;
+  virtual size_t bytes() const = 0;
+};
+
+// A materialized value: a buffer plus a strided layout over it (strides in elements, may be 0 for
+// broadcast dims or negative for flipped ones).
+struct Array {
+  std::shared_ptr<Buffer> buffer;
+  TensorType type;
+  std::vector<int64_t> strides;
+  int64_t offset = 0;
+
+  bool is_contiguous() const;
+  static Array contiguous(std::shared_ptr<Buffer> buffer, TensorType type);
+};
+
+enum class DeviceKind : uint8_t { Cpu, Vulkan, Cuda };
+
+struct MemoryStats {
+  int64_t bytes_in_use = 0;
+  int64_t peak_bytes = 0;
+  int64_t allocations = 0;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual DeviceKind kind() const = 0;
+  virtual std::string name() const = 0;
+  // Copies `type.shape.numel()` densely packed elements into a new contiguous array.
+  virtual Array upload(const TensorType& type, const void* data) = 0;
+  // Writes the array's elements densely packed, row-major, to `dst`.
+  virtual void download(const Array& a, void* dst) = 0;
+  // Executes one primitive (the unfused reference path). Throws ember::Error on bad data, e.g.
+  // an index out of range.
+  virtual Array run_primitive(const ir::Node& node, std::span<const Array> inputs) = 0;
+  virtual void sync() = 0;
+  virtual MemoryStats memory_stats() const = 0;
+  virtual void reset_peak_memory() = 0;
+};
+
+// The CPU reference backend; always available.
+Backend& cpu_backend();
+
+}  // namespace ember::runtime

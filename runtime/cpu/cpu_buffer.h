@@ -1,0 +1,41 @@
+#pragma once
+// Host memory for the CPU backend, 64-byte aligned, counted in the backend's memory stats.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "runtime/backend.h"
+
+namespace ember::runtime::cpu {
+
+class CpuBuffer final : public Buffer {
+ public:
+  explicit CpuBuffer(size_t bytes);
+  ~CpuBuffer() override;
+  size_t bytes() const override { return bytes_; }
+  std::byte* data() { return data_; }
+
+ private:
+  size_t bytes_;
+  std::byte* data_;
+};
+
+MemoryStats cpu_memory_stats();
+void cpu_reset_peak_memory();
+
+// A new contiguous array of `type` (uninitialised).
+Array allocate(const TensorType& type);
+
+// Typed pointer to element 0 of the array's view (the offset applied).
+template <class T>
+T* base_ptr(const Array& a) {
+  return reinterpret_cast<T*>(static_cast<CpuBuffer*>(a.buffer.get())->data()) + a.offset;
+}
+
+// Untyped pointer to element 0 of the array's view.
+inline std::byte* raw_ptr(const Array& a) {
+  return static_cast<CpuBuffer*>(a.buffer.get())->data() +
+         a.offset * static_cast<int64_t>(dtype_size(a.type.dtype));
+}
+
+}  // namespace ember::runtime::cpu

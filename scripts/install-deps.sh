@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Installs every Debian package Ember needs, skipping those already present.
+# Runs as root (CI) or through sudo when available.
+set -euo pipefail
+
+packages=(
+  # toolchain
+  g++ cmake ninja-build ccache pkg-config git clang-format
+  # Vulkan: loader, headers, Mesa's lavapipe (CPU driver), tools
+  libvulkan-dev mesa-vulkan-drivers vulkan-tools spirv-tools
+  # GLSL -> SPIR-V
+  libshaderc-dev glslang-dev glslang-tools
+  # libraries
+  libsqlite3-dev libabsl-dev libxxhash-dev libeigen3-dev nlohmann-json3-dev
+  # tests and benchmarks
+  libgtest-dev libgmock-dev libbenchmark-dev
+  # training example data
+  dataset-fashion-mnist
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+sudo_cmd=()
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null; then sudo_cmd=(sudo); else
+    echo "install-deps: need root to install: ${missing[*]}" >&2; exit 1
+  fi
+fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -q
+"${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
