@@ -1,0 +1,20 @@
+#include "frontend/raw_tensor.h"
+
+#include "frontend/stream.h"
+
+namespace ember {
+
+const TensorType& RawTensor::type() const { return value_->type; }
+const Device& RawTensor::device() const { return value_->device; }
+bool RawTensor::is_materialized() const { return value_->array.has_value(); }
+
+TensorData RawTensor::to_data() const {
+  const runtime::Array& a = detail::Stream::of(device()).materialize(*this);
+  TensorData data(a.type.dtype, a.type.shape);
+  if (data.num_elements() > 0) {
+    detail::backend_for(device()).download(a, data.mutable_bytes().data());
+  }
+  return data;
+}
+
+}  // namespace ember

@@ -1,0 +1,116 @@
+#include "frontend/stream.h"
+
+#include <cstdlib>
+#include <map>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "ir/error.h"
+#include "jit/executor.h"
+#include "jit/stats.h"
+
+namespace ember::detail {
+
+runtime::Backend& backend_for(const Device& device) {
+  if (device.type() == DeviceType::Cpu) return runtime::cpu_backend();
+  throw Error(absl::StrCat("device ", device.to_string(),
+                           " is not available: this build has no ",
+                           device.type() == DeviceType::Vulkan ? "Vulkan" : "CUDA",
+                           " backend yet"));
+}
+
+int max_pending_ops() {
+  static const int limit = [] {
+    int v = 0;
+    const char* env = std::getenv("EMBER_MAX_PENDING_OPS");
+    return env != nullptr && absl::SimpleAtoi(env, &v) && v > 0 ? v : 20000;
+  }();
+  return limit;
+}
+
+Stream& Stream::of(const Device& device) {
+  static std::mutex mutex;
+  static std::map<std::pair<int, int>, std::unique_ptr<Stream>> streams;
+  backend_for(device);  // throws for unavailable devices
+  std::lock_guard lock(mutex);
+  auto& s = streams[{static_cast<int>(device.type()), device.index()}];
+  if (!s) s.reset(new Stream(device));
+  return *s;
+}
+
+ir::ValueId Stream::bind_locked(const RawTensor& t) {
+  const auto& v = t.value();
+  if (v->device != device_) {
+    throw Error(absl::StrCat(ir::op_label("op"), ": tensors on different devices (",
+                             v->device.to_string(), " and ", device_.to_string(), ")"));
+  }
+  if (!v->error.empty()) throw Error("input tensor failed to compute: " + v->error);
+  if (v->node >= 0) return v->node;
+  if (auto it = bound_ids_.find(v.get()); it != bound_ids_.end()) return it->second;
+  ir::Builder b(graph_);
+  int slot = static_cast<int>(inputs_.size());
+  inputs_.push_back(*v->array);
+  ir::ValueId id = b.input(slot, v->type);
+  bound_.push_back(v);
+  bound_ids_[v.get()] = id;
+  return id;
+}
+
+RawTensor Stream::finish_record(ir::ValueId id) {
+  auto v = std::make_shared<LazyValue>();
+  v->device = device_;
+  v->type = graph_.type(id);
+  v->node = id;
+  pending_.push_back(v);
+  jit::counters().ops_recorded.fetch_add(1, std::memory_order_relaxed);
+  if (graph_.size() >= max_pending_ops()) flush_locked();
+  return RawTensor(std::move(v));
+}
+
+RawTensor Stream::wrap(runtime::Array array) {
+  auto v = std::make_shared<LazyValue>();
+  v->device = device_;
+  v->type = array.type;
+  v->array = std::move(array);
+  return RawTensor(std::move(v));
+}
+
+void Stream::flush() {
+  std::lock_guard lock(mutex_);
+  flush_locked();
+}
+
+void Stream::flush_locked() {
+  std::vector<std::shared_ptr<LazyValue>> live;
+  std::vector<ir::ValueId> outputs;
+  for (auto& w : pending_) {
+    if (auto v = w.lock(); v && v->node >= 0) {
+      outputs.push_back(v->node);
+      live.push_back(std::move(v));
+    }
+  }
+  if (!live.empty()) {
+    ir::Graph g = graph_.prune(outputs);
+    auto results = jit::execute(g, outputs, inputs_, backend_for(device_));
+    for (size_t i = 0; i < live.size(); ++i) {
+      live[i]->array = std::move(results[i].array);
+      live[i]->error = std::move(results[i].error);
+      live[i]->node = -1;
+    }
+  }
+  graph_.clear();
+  inputs_.clear();
+  bound_.clear();
+  bound_ids_.clear();
+  pending_.clear();
+}
+
+const runtime::Array& Stream::materialize(const RawTensor& t) {
+  std::lock_guard lock(mutex_);
+  const auto& v = t.value();
+  if (v->node >= 0) flush_locked();
+  if (!v->error.empty()) throw Error(v->error);
+  return *v->array;
+}
+
+}  // namespace ember::detail

@@ -1,0 +1,136 @@
+#include "frontend/primitives.h"
+
+#include <atomic>
+
+#include "frontend/random_state.h"
+#include "frontend/stream.h"
+
+namespace ember::prim {
+
+using detail::Stream;
+using ir::Builder;
+
+namespace {
+
+// Records a primitive with inputs on the first input's device.
+template <class F>
+RawTensor on(const RawTensor& first, F&& build) {
+  return Stream::of(first.device()).record(std::forward<F>(build));
+}
+
+}  // namespace
+
+RawTensor full(const Shape& shape, DType dtype, ir::Scalar value, const Device& device) {
+  return Stream::of(device).record([&](Builder& b, auto&&) { return b.full(shape, dtype, value); });
+}
+
+RawTensor iota(const Shape& shape, DType dtype, int axis, const Device& device) {
+  return Stream::of(device).record([&](Builder& b, auto&&) { return b.iota(shape, dtype, axis); });
+}
+
+RawTensor random(const Shape& shape, DType dtype, ir::RandomDist dist, double a, double b_,
+                 const Device& device) {
+  auto [seed, offset] = detail::take_random_offset(shape.numel());
+  return Stream::of(device).record([&](Builder& b, auto&&) {
+    return b.random(shape, dtype, ir::RandomAttrs{dist, a, b_, seed, offset});
+  });
+}
+
+RawTensor from_data(const TensorData& data, const Device& device) {
+  Stream& s = Stream::of(device);
+  TensorType t{data.dtype(), data.shape()};
+  return s.wrap(detail::backend_for(device).upload(t, data.bytes().data()));
+}
+
+RawTensor unary(ir::UnaryFn fn, const RawTensor& x) {
+  return on(x, [&](Builder& b, auto&& bind) { return b.unary(fn, bind(x)); });
+}
+
+RawTensor binary(ir::BinaryFn fn, const RawTensor& a, const RawTensor& c) {
+  return on(a, [&](Builder& b, auto&& bind) { return b.binary(fn, bind(a), bind(c)); });
+}
+
+RawTensor scalar_like(const RawTensor& x, ir::Scalar s, DType dtype) {
+  return full(Shape(std::vector<int64_t>(x.rank(), 1)), dtype, s, x.device());
+}
+
+RawTensor binary_scalar(ir::BinaryFn fn, const RawTensor& x, ir::Scalar s, bool scalar_first) {
+  RawTensor c = scalar_like(x, s, x.dtype());
+  return scalar_first ? binary(fn, c, x) : binary(fn, x, c);
+}
+
+RawTensor where(const RawTensor& cond, const RawTensor& a, const RawTensor& c) {
+  return on(cond, [&](Builder& b, auto&& bind) { return b.where(bind(cond), bind(a), bind(c)); });
+}
+
+RawTensor cast(const RawTensor& x, DType dtype) {
+  if (x.dtype() == dtype) return x;
+  return on(x, [&](Builder& b, auto&& bind) { return b.cast(bind(x), dtype); });
+}
+
+RawTensor reduce(ir::ReduceFn fn, const RawTensor& x, int axis, DType index_dtype) {
+  return on(x, [&](Builder& b, auto&& bind) { return b.reduce(fn, bind(x), axis, index_dtype); });
+}
+
+RawTensor reshape(const RawTensor& x, const Shape& shape) {
+  if (x.shape() == shape) return x;
+  return on(x, [&](Builder& b, auto&& bind) { return b.reshape(bind(x), shape); });
+}
+
+RawTensor permute(const RawTensor& x, const std::vector<int>& perm) {
+  return on(x, [&](Builder& b, auto&& bind) { return b.permute(bind(x), perm); });
+}
+
+RawTensor expand(const RawTensor& x, const Shape& shape) {
+  if (x.shape() == shape) return x;
+  return on(x, [&](Builder& b, auto&& bind) { return b.expand(bind(x), shape); });
+}
+
+RawTensor slice(const RawTensor& x, const std::vector<int64_t>& starts,
+                const std::vector<int64_t>& counts, const std::vector<int64_t>& steps) {
+  return on(x, [&](Builder& b, auto&& bind) { return b.slice(bind(x), starts, counts, steps); });
+}
+
+RawTensor flip(const RawTensor& x, const std::vector<int>& axes) {
+  return on(x, [&](Builder& b, auto&& bind) { return b.flip(bind(x), axes); });
+}
+
+RawTensor pad(const RawTensor& x, const std::vector<int64_t>& before,
+              const std::vector<int64_t>& after, ir::Scalar value) {
+  return on(x, [&](Builder& b, auto&& bind) { return b.pad(bind(x), before, after, value); });
+}
+
+RawTensor concat(const std::vector<RawTensor>& xs, int axis) {
+  if (xs.empty()) {
+    ir::Graph g;
+    ir::Builder(g).concat({}, axis);  // throws the builder's error
+  }
+  return on(xs[0], [&](Builder& b, auto&& bind) {
+    std::vector<ir::ValueId> ids;
+    for (const RawTensor& x : xs) ids.push_back(bind(x));
+    return b.concat(ids, axis);
+  });
+}
+
+RawTensor matmul(const RawTensor& a, const RawTensor& c) {
+  return on(a, [&](Builder& b, auto&& bind) { return b.matmul(bind(a), bind(c)); });
+}
+
+RawTensor gather(const RawTensor& x, int axis, const RawTensor& index) {
+  return on(x, [&](Builder& b, auto&& bind) { return b.gather(bind(x), axis, bind(index)); });
+}
+
+RawTensor scatter_add(const RawTensor& x, int axis, const RawTensor& index,
+                      const RawTensor& values) {
+  return on(x, [&](Builder& b, auto&& bind) {
+    return b.scatter_add(bind(x), axis, bind(index), bind(values));
+  });
+}
+
+RawTensor sort(const RawTensor& x, int axis, bool descending, bool indices, DType index_dtype) {
+  return on(x, [&](Builder& b, auto&& bind) {
+    return b.sort(bind(x), axis, descending, indices, index_dtype);
+  });
+}
+
+}  // namespace ember::prim

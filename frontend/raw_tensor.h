@@ -1,0 +1,36 @@
+#pragma once
+// A rank-erased tensor handle: what Tensor<D, K> wraps. Cheap to copy (a shared reference to an
+// immutable lazy value).
+#include <memory>
+
+#include "frontend/device.h"
+#include "frontend/tensor_data.h"
+#include "ir/shape.h"
+
+namespace ember {
+namespace detail {
+struct LazyValue;
+}
+
+class RawTensor {
+ public:
+  RawTensor() = default;
+  explicit RawTensor(std::shared_ptr<detail::LazyValue> v) : value_(std::move(v)) {}
+
+  bool defined() const { return value_ != nullptr; }
+  const TensorType& type() const;
+  DType dtype() const { return type().dtype; }
+  const Shape& shape() const { return type().shape; }
+  int rank() const { return shape().rank(); }
+  const Device& device() const;
+  // Whether the value has been computed (no pending work behind it).
+  bool is_materialized() const;
+  // Runs pending work if needed and copies the contents to the host.
+  TensorData to_data() const;
+  const std::shared_ptr<detail::LazyValue>& value() const { return value_; }
+
+ private:
+  std::shared_ptr<detail::LazyValue> value_;
+};
+
+}  // namespace ember

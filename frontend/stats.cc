@@ -1,0 +1,43 @@
+#include "frontend/stats.h"
+
+#include "absl/strings/str_format.h"
+#include "frontend/stream.h"
+#include "jit/stats.h"
+
+namespace ember {
+
+Stats stats(const Device& device) {
+  const auto& c = jit::counters();
+  Stats s;
+  s.ops_recorded = c.ops_recorded.load();
+  s.flushes = c.flushes.load();
+  s.kernels_launched = c.kernels_launched.load();
+  s.ops_fused = c.ops_fused.load();
+  s.compiles = c.compiles.load();
+  s.compile_ms = static_cast<double>(c.compile_us.load()) / 1000.0;
+  s.cache_hits = c.cache_hits.load();
+  runtime::MemoryStats m = detail::backend_for(device).memory_stats();
+  s.bytes_in_use = m.bytes_in_use;
+  s.peak_bytes = m.peak_bytes;
+  s.allocations = m.allocations;
+  return s;
+}
+
+void reset_stats(const Device& device) {
+  auto& c = jit::counters();
+  for (auto* counter : {&c.ops_recorded, &c.flushes, &c.kernels_launched, &c.ops_fused,
+                        &c.compiles, &c.compile_us, &c.cache_hits}) {
+    counter->store(0);
+  }
+  detail::backend_for(device).reset_peak_memory();
+}
+
+std::string Stats::to_string() const {
+  return absl::StrFormat(
+      "ops recorded %d, flushes %d, kernels launched %d, ops fused %d, compiles %d (%.1f ms), "
+      "cache hits %d, memory in use %d B, peak %d B, allocations %d",
+      ops_recorded, flushes, kernels_launched, ops_fused, compiles, compile_ms, cache_hits,
+      bytes_in_use, peak_bytes, allocations);
+}
+
+}  // namespace ember

@@ -1,0 +1,29 @@
+#pragma once
+// Counters for what the engine did: ops recorded, kernels launched, fusion, compiles, memory.
+#include <cstdint>
+#include <string>
+
+#include "frontend/device.h"
+
+namespace ember {
+
+struct Stats {
+  int64_t ops_recorded = 0;      // primitives recorded into lazy streams
+  int64_t flushes = 0;           // sync points that ran pending work
+  int64_t kernels_launched = 0;  // kernels (or reference primitives) executed
+  int64_t ops_fused = 0;         // primitives folded into another op's kernel
+  int64_t compiles = 0;          // kernels compiled
+  double compile_ms = 0;         // time spent compiling
+  int64_t cache_hits = 0;        // kernels or plans found in a cache
+  int64_t bytes_in_use = 0;      // device memory held by live buffers
+  int64_t peak_bytes = 0;        // the most held at once since the last reset
+  int64_t allocations = 0;       // buffers allocated
+  std::string to_string() const;
+};
+
+// Process-wide counters; memory figures are those of `device`.
+Stats stats(const Device& device = Device::default_device());
+// Zeroes the counters and restarts the memory peak from what is held now.
+void reset_stats(const Device& device = Device::default_device());
+
+}  // namespace ember

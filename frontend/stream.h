@@ -1,0 +1,71 @@
+#pragma once
+// The lazy stream of one device: ops append primitives to a pending graph; a sync point flushes
+// it through the jit. Internal to the frontend.
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "frontend/raw_tensor.h"
+#include "ir/builder.h"
+#include "runtime/backend.h"
+
+namespace ember::detail {
+
+struct LazyValue {
+  Device device;
+  TensorType type;
+  std::optional<runtime::Array> array;  // set once computed
+  ir::ValueId node = -1;                // while pending: the node defining it
+  std::string error;                    // set when computing it failed
+};
+
+runtime::Backend& backend_for(const Device& device);
+
+class Stream {
+ public:
+  static Stream& of(const Device& device);
+
+  // Records one or more primitives: `build(builder, bind)` appends them and returns the result's
+  // value id; `bind(t)` gives the id of an input tensor. Throws (recording nothing live) when
+  // the builder rejects an op.
+  template <class F>
+  RawTensor record(F&& build) {
+    std::lock_guard lock(mutex_);
+    ir::Builder b(graph_);
+    auto bind = [this](const RawTensor& t) { return bind_locked(t); };
+    ir::ValueId id = build(b, bind);
+    return finish_record(id);
+  }
+
+  // Wraps an already computed array.
+  RawTensor wrap(runtime::Array array);
+  // Computes every pending value that a live tensor still refers to.
+  void flush();
+  // Flushes if `t` is pending, then returns its array (throws its error if computing it failed).
+  const runtime::Array& materialize(const RawTensor& t);
+
+  const Device& device() const { return device_; }
+  int pending_ops() const { return graph_.size(); }
+
+ private:
+  explicit Stream(Device d) : device_(d) {}
+  ir::ValueId bind_locked(const RawTensor& t);
+  RawTensor finish_record(ir::ValueId id);
+  void flush_locked();
+
+  Device device_;
+  std::recursive_mutex mutex_;
+  ir::Graph graph_;
+  std::vector<runtime::Array> inputs_;                      // by Input slot
+  std::vector<std::shared_ptr<LazyValue>> bound_;            // keeps bound inputs alive
+  absl::flat_hash_map<const LazyValue*, ir::ValueId> bound_ids_;
+  std::vector<std::weak_ptr<LazyValue>> pending_;
+};
+
+// Pending-stream limit: a flush starts once this many primitives wait (EMBER_MAX_PENDING_OPS).
+int max_pending_ops();
+
+}  // namespace ember::detail
