@@ -8,12 +8,11 @@
 
 namespace ember::ir {
 
-inline std::array<uint32_t, 4> philox4x32(uint64_t counter, uint64_t seed) {
+inline std::array<uint32_t, 4> philox4x32_10(std::array<uint32_t, 4> c,
+                                             std::array<uint32_t, 2> key) {
   constexpr uint32_t kMul0 = 0xD2511F53u, kMul1 = 0xCD9E8D57u;
   constexpr uint32_t kWeyl0 = 0x9E3779B9u, kWeyl1 = 0xBB67AE85u;
-  std::array<uint32_t, 4> c = {static_cast<uint32_t>(counter), static_cast<uint32_t>(counter >> 32),
-                               0u, 0u};
-  uint32_t k0 = static_cast<uint32_t>(seed), k1 = static_cast<uint32_t>(seed >> 32);
+  uint32_t k0 = key[0], k1 = key[1];
   for (int round = 0; round < 10; ++round) {
     uint64_t p0 = static_cast<uint64_t>(kMul0) * c[0];
     uint64_t p1 = static_cast<uint64_t>(kMul1) * c[2];
@@ -23,6 +22,13 @@ inline std::array<uint32_t, 4> philox4x32(uint64_t counter, uint64_t seed) {
     k1 += kWeyl1;
   }
   return c;
+}
+
+// The stream Ember uses: a 64-bit counter in the low words, the 64-bit seed as the key.
+inline std::array<uint32_t, 4> philox4x32(uint64_t counter, uint64_t seed) {
+  return philox4x32_10(
+      {static_cast<uint32_t>(counter), static_cast<uint32_t>(counter >> 32), 0u, 0u},
+      {static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32)});
 }
 
 // Uniform in [0, 1) with 24 random bits (exact in f32).

@@ -1,0 +1,1 @@
+#include "tests/frontend/test_util.h"

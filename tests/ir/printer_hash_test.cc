@@ -1,0 +1,45 @@
+#include <gtest/gtest.h>
+
+#include "ir/builder.h"
+
+namespace ember::ir {
+namespace {
+
+// x * 2 + y over the given sizes.
+Graph axpy(Shape sx, Shape sy, DType t = DType::F32, double scale = 2.0) {
+  Graph g;
+  Builder b(g);
+  ValueId x = b.input(0, {t, sx});
+  ValueId y = b.input(1, {t, sy});
+  ValueId s = b.full(Shape(std::vector<int64_t>(sx.rank(), 1)), t, Scalar::from_double(scale));
+  b.binary(BinaryFn::Add, b.binary(BinaryFn::Mul, x, s), y);
+  return g;
+}
+
+TEST(Printer, OneLinePerNode) {
+  Graph g = axpy({2, 3}, {1, 3});
+  EXPECT_EQ(print_graph(g, {4}),
+            "%0 = input() {slot=0} : f32[2, 3]\n"
+            "%1 = input() {slot=1} : f32[1, 3]\n"
+            "%2 = full() {value=2} : f32[1, 1]\n"
+            "%3 = binary.mul(%0, %2) : f32[2, 3]\n"
+            "%4 = binary.add(%3, %1) : f32[2, 3]\n"
+            "outputs: %4\n");
+}
+
+TEST(Hash, IgnoresConcreteSizesAndScalars) {
+  EXPECT_EQ(structural_hash(axpy({2, 3}, {1, 3}), {4}),
+            structural_hash(axpy({7, 9}, {1, 9}, DType::F32, 0.5), {4}));
+}
+
+TEST(Hash, KeepsBroadcastPatternDtypeEqualityAndOutputs) {
+  uint64_t base = structural_hash(axpy({2, 3}, {1, 3}), {4});
+  EXPECT_NE(base, structural_hash(axpy({2, 3}, {2, 1}), {4}));            // which dims are 1
+  EXPECT_NE(base, structural_hash(axpy({2, 3}, {1, 3}, DType::F16), {4})); // dtype
+  EXPECT_NE(structural_hash(axpy({4, 4}, {1, 4}), {4}),
+            structural_hash(axpy({4, 5}, {1, 5}), {4}));                   // equal dims
+  EXPECT_NE(base, structural_hash(axpy({2, 3}, {1, 3}), {3, 4}));          // outputs
+}
+
+}  // namespace
+}  // namespace ember::ir
