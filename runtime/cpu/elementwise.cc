@@ -15,6 +15,7 @@ namespace {
 using ir::BinaryFn;
 using ir::UnaryFn;
 
+// The inner loops special-case unit and zero strides so the compiler can vectorise them.
 template <class Out, class In, class F>
 void map1(const Array& x, Array& out, F f) {
   auto xs = broadcast_strides(x.type.shape, x.strides, out.type.shape);
@@ -24,7 +25,11 @@ void map1(const Array& x, Array& out, F f) {
                   [&](auto off, int64_t n, auto st) {
                     Out* o = op + off[0];
                     const In* a = xp + off[1];
-                    for (int64_t i = 0; i < n; ++i) o[i * st[0]] = f(a[i * st[1]]);
+                    if (st[0] == 1 && st[1] == 1) {
+                      for (int64_t i = 0; i < n; ++i) o[i] = f(a[i]);
+                    } else {
+                      for (int64_t i = 0; i < n; ++i) o[i * st[0]] = f(a[i * st[1]]);
+                    }
                   });
 }
 
@@ -40,8 +45,27 @@ void map2(const Array& a, const Array& b, Array& out, F f) {
                     Out* o = op + off[0];
                     const A* x = ap + off[1];
                     const B* y = bp + off[2];
-                    for (int64_t i = 0; i < n; ++i) o[i * st[0]] = f(x[i * st[1]], y[i * st[2]]);
+                    if (st[0] == 1 && st[1] == 1 && st[2] == 1) {
+                      for (int64_t i = 0; i < n; ++i) o[i] = f(x[i], y[i]);
+                    } else if (st[0] == 1 && st[1] == 1 && st[2] == 0) {
+                      const B yv = *y;
+                      for (int64_t i = 0; i < n; ++i) o[i] = f(x[i], yv);
+                    } else if (st[0] == 1 && st[1] == 0 && st[2] == 1) {
+                      const A xv = *x;
+                      for (int64_t i = 0; i < n; ++i) o[i] = f(xv, y[i]);
+                    } else {
+                      for (int64_t i = 0; i < n; ++i) o[i * st[0]] = f(x[i * st[1]], y[i * st[2]]);
+                    }
                   });
+}
+
+// Calls f(std::integral_constant<Fn, fn>) so the per-element function is a compile-time choice.
+template <class Fn, int Count, class F, int I = 0>
+void with_constant(Fn fn, F&& f) {
+  if constexpr (I < Count) {
+    if (static_cast<int>(fn) == I) return f(std::integral_constant<Fn, static_cast<Fn>(I)>{});
+    with_constant<Fn, Count, F, I + 1>(fn, std::forward<F>(f));
+  }
 }
 
 template <class T>
@@ -104,7 +128,9 @@ void unary_typed(UnaryFn fn, const Array& x, Array& out) {
   } else if (fn == UnaryFn::LogicalNot) {
     map1<T, T>(x, out, [](T v) { return static_cast<T>(!static_cast<bool>(v)); });
   } else if constexpr (!std::is_same_v<T, bool>) {
-    map1<T, T>(x, out, [fn](T v) { return T(unary_value<C>(fn, static_cast<C>(v))); });
+    with_constant<UnaryFn, ir::kUnaryFnCount>(fn, [&](auto c) {
+      map1<T, T>(x, out, [](T v) { return T(unary_value<C>(decltype(c)::value, static_cast<C>(v))); });
+    });
   }
 }
 
@@ -214,8 +240,10 @@ template <class T>
 void binary_typed(BinaryFn fn, const Array& a, const Array& b, Array& out) {
   using C = Compute<T>;
   if (ir::is_comparison(fn)) {
-    map2<bool, T, T>(a, b, out, [fn](T x, T y) {
-      return compare<C>(fn, static_cast<C>(x), static_cast<C>(y));
+    with_constant<BinaryFn, ir::kBinaryFnCount>(fn, [&](auto c) {
+      map2<bool, T, T>(a, b, out, [](T x, T y) {
+        return compare<C>(decltype(c)::value, static_cast<C>(x), static_cast<C>(y));
+      });
     });
   } else if (fn == BinaryFn::LogicalAnd || fn == BinaryFn::LogicalOr) {
     bool is_and = fn == BinaryFn::LogicalAnd;
@@ -224,8 +252,10 @@ void binary_typed(BinaryFn fn, const Array& a, const Array& b, Array& out) {
                                    : (static_cast<bool>(x) || static_cast<bool>(y)));
     });
   } else if constexpr (!std::is_same_v<T, bool>) {
-    map2<T, T, T>(a, b, out, [fn](T x, T y) {
-      return T(binary_arith<C>(fn, static_cast<C>(x), static_cast<C>(y)));
+    with_constant<BinaryFn, ir::kBinaryFnCount>(fn, [&](auto c) {
+      map2<T, T, T>(a, b, out, [](T x, T y) {
+        return T(binary_arith<C>(decltype(c)::value, static_cast<C>(x), static_cast<C>(y)));
+      });
     });
   }
 }
