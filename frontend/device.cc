@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "frontend/stream.h"
 #include "ir/error.h"
+#include "runtime/vulkan/vk_backend.h"
 
 namespace ember {
 
@@ -29,9 +30,9 @@ Device Device::default_device() {
   if (const char* env = std::getenv("EMBER_DEVICE"); env != nullptr && *env != '\0') {
     return parse(env);
   }
-  for (Device d : {cuda(0), vulkan(0)}) {
-    if (d.is_available()) return d;
-  }
+  if (cuda(0).is_available()) return cuda(0);
+  // A Vulkan GPU beats the CPU backend; a CPU Vulkan driver (lavapipe) does not.
+  if (runtime::vulkan_gpu_available()) return vulkan(0);
   return cpu();
 }
 
@@ -44,7 +45,14 @@ std::string Device::to_string() const {
   return "?";
 }
 
-bool Device::is_available() const { return type_ == DeviceType::Cpu; }
+bool Device::is_available() const {
+  switch (type_) {
+    case DeviceType::Cpu: return true;
+    case DeviceType::Vulkan: return index_ < runtime::vulkan_device_count();
+    case DeviceType::Cuda: return false;
+  }
+  return false;
+}
 
 void sync(const Device& device) {
   detail::Stream::of(device).flush();

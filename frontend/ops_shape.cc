@@ -39,7 +39,7 @@ ResolvedRange resolve(const Range& r, int64_t size, int dim, const Shape& shape)
   int64_t step = r.step < 0 ? -r.step : r.step;
   int64_t len = std::max<int64_t>(0, end - start);
   int64_t count = (len + step - 1) / step;
-  if (r.step > 0) return {start, count, step, false};
+  if (r.step > 0 || count == 0) return {start, count, step, false};
   // Backwards from the last element of [start, end).
   int64_t last = count == 0 ? start : end - 1;
   return {last - (count - 1) * step, count, step, true};
@@ -164,7 +164,12 @@ RawTensor expand(const RawTensor& x, const std::vector<int64_t>& dims) {
   }
   RawTensor y = unsqueeze(x, r);
   std::vector<int64_t> target = dims;
+  int added = r - x.rank();
   for (int d = 0; d < r; ++d) {
+    if (target[d] == -1 && d < added) {
+      fail("expand", absl::StrCat("-1 is not allowed for the new leading dim ", d, " in ",
+                                  dims_text(dims)));
+    }
     if (target[d] == -1) target[d] = y.shape()[d];
   }
   return prim::expand(y, Shape(target));

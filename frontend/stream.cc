@@ -8,15 +8,28 @@
 #include "ir/error.h"
 #include "jit/executor.h"
 #include "jit/stats.h"
+#include "runtime/vulkan/vk_backend.h"
 
 namespace ember::detail {
 
 runtime::Backend& backend_for(const Device& device) {
-  if (device.type() == DeviceType::Cpu) return runtime::cpu_backend();
+  switch (device.type()) {
+    case DeviceType::Cpu:
+      return runtime::cpu_backend();
+    case DeviceType::Vulkan: {
+      std::string why;
+      int n = runtime::vulkan_device_count(&why);
+      if (device.index() >= n) {
+        throw Error(absl::StrCat("device ", device.to_string(), " is not available: ",
+                                 n == 0 ? why : absl::StrCat("only ", n, " Vulkan device(s)")));
+      }
+      return runtime::vulkan_backend(device.index());
+    }
+    case DeviceType::Cuda:
+      break;
+  }
   throw Error(absl::StrCat("device ", device.to_string(),
-                           " is not available: this build has no ",
-                           device.type() == DeviceType::Vulkan ? "Vulkan" : "CUDA",
-                           " backend yet"));
+                           " is not available: this build has no CUDA backend yet"));
 }
 
 int max_pending_ops() {

@@ -42,9 +42,11 @@ class Tensor {
   Tensor() = default;
   // Wraps a rank-erased tensor; throws ember::Error when its rank is not D or its dtype is not of
   // kind K.
-  explicit Tensor(RawTensor t) : t_(std::move(t)) {
-    if (t_.rank() != D) detail::throw_wrong_rank(D, t_.shape(), "Tensor");
-    if (!K::accepts(t_.dtype())) detail::throw_wrong_kind(K::kName, t_.dtype(), "Tensor");
+  explicit Tensor(RawTensor t) : Tensor(std::move(t), "Tensor") {}
+  // The same, naming `op` in the error.
+  Tensor(RawTensor t, const char* op) : t_(std::move(t)) {
+    if (t_.rank() != D) detail::throw_wrong_rank(D, t_.shape(), op);
+    if (!K::accepts(t_.dtype())) detail::throw_wrong_kind(K::kName, t_.dtype(), op);
   }
 
   // ---------------------------------------------------------------- creation
@@ -198,11 +200,11 @@ class Tensor {
   // ---------------------------------------------------------------- shape and layout
   template <size_t N>
   Tensor<static_cast<int>(N), K> reshape(const int64_t (&dims)[N]) const {
-    return Tensor<static_cast<int>(N), K>(ops::reshape(t_, detail::dims_vec(dims)));
+    return Tensor<static_cast<int>(N), K>(ops::reshape(t_, detail::dims_vec(dims)), "reshape");
   }
   template <int D2>
   Tensor<D2, K> reshape(const Shape& shape) const {
-    return Tensor<D2, K>(ops::reshape(t_, shape.dims));
+    return Tensor<D2, K>(ops::reshape(t_, shape.dims), "reshape");
   }
   Tensor permute(const std::array<int64_t, D>& axes) const {
     return Tensor(ops::permute(t_, std::vector<int64_t>(axes.begin(), axes.end())));
@@ -216,35 +218,35 @@ class Tensor {
   Tensor flip(const std::vector<int64_t>& axes) const { return Tensor(ops::flip(t_, axes)); }
   template <size_t N>
   Tensor<static_cast<int>(N), K> expand(const int64_t (&dims)[N]) const {
-    return Tensor<static_cast<int>(N), K>(ops::expand(t_, detail::dims_vec(dims)));
+    return Tensor<static_cast<int>(N), K>(ops::expand(t_, detail::dims_vec(dims)), "expand");
   }
   template <int D2>
   Tensor<D2, K> expand(const Shape& shape) const {
-    return Tensor<D2, K>(ops::expand(t_, shape.dims));
+    return Tensor<D2, K>(ops::expand(t_, shape.dims), "expand");
   }
   template <int D2>
   Tensor<D2, K> flatten(int64_t start, int64_t end) const {
-    return Tensor<D2, K>(ops::flatten(t_, start, end));
+    return Tensor<D2, K>(ops::flatten(t_, start, end), "flatten");
   }
   template <int D2 = D - 1>
   Tensor<D2, K> squeeze(int64_t dim) const {
-    return Tensor<D2, K>(ops::squeeze(t_, dim));
+    return Tensor<D2, K>(ops::squeeze(t_, dim), "squeeze");
   }
   template <int D2>
   Tensor<D2, K> squeeze_dims(const std::vector<int64_t>& dims) const {
-    return Tensor<D2, K>(ops::squeeze_dims(t_, dims));
+    return Tensor<D2, K>(ops::squeeze_dims(t_, dims), "squeeze_dims");
   }
   template <int D2>
   Tensor<D2, K> unsqueeze() const {
-    return Tensor<D2, K>(ops::unsqueeze(t_, D2));
+    return Tensor<D2, K>(ops::unsqueeze(t_, D2), "unsqueeze");
   }
   template <int D2 = D + 1>
   Tensor<D2, K> unsqueeze_dim(int64_t dim) const {
-    return Tensor<D2, K>(ops::unsqueeze_dim(t_, dim));
+    return Tensor<D2, K>(ops::unsqueeze_dim(t_, dim), "unsqueeze_dim");
   }
   template <int D2>
   Tensor<D2, K> unsqueeze_dims(const std::vector<int64_t>& dims) const {
-    return Tensor<D2, K>(ops::unsqueeze_dims(t_, dims));
+    return Tensor<D2, K>(ops::unsqueeze_dims(t_, dims), "unsqueeze_dims");
   }
   Tensor narrow(int64_t dim, int64_t start, int64_t length) const {
     return Tensor(ops::narrow(t_, dim, start, length));
@@ -398,13 +400,13 @@ class Tensor {
   Tensor<D2, K> one_hot(int64_t num_classes) const
     requires(!std::same_as<K, Bool>)
   {
-    return Tensor<D2, K>(ops::one_hot_fill(t_, num_classes, 1, 0, -1, dtype()));
+    return Tensor<D2, K>(ops::one_hot_fill(t_, num_classes, 1, 0, -1, dtype()), "one_hot");
   }
   template <int D2 = D + 1>
   Tensor<D2, K> one_hot_fill(int64_t num_classes, Scalar on, Scalar off, int64_t axis) const
     requires(!std::same_as<K, Bool>)
   {
-    return Tensor<D2, K>(ops::one_hot_fill(t_, num_classes, on, off, axis, dtype()));
+    return Tensor<D2, K>(ops::one_hot_fill(t_, num_classes, on, off, axis, dtype()), "one_hot");
   }
   Tensor tril(int64_t diagonal) const { return Tensor(ops::tril(t_, diagonal)); }
   Tensor triu(int64_t diagonal) const { return Tensor(ops::triu(t_, diagonal)); }

@@ -97,7 +97,7 @@ Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op) {
 
 ValueId Builder::add(OpKind op, std::vector<ValueId> inputs, TensorType type, Attrs attrs) {
   for (int64_t d : type.shape.dims) require(d >= 0, op_name(op), "negative size");
-  return g_.add(Node{op, std::move(inputs), std::move(type), std::move(attrs)});
+  return g_.add(Node{op, std::move(inputs), std::move(type), std::move(attrs), OpScope::current()});
 }
 
 ValueId Builder::input(int slot, const TensorType& t) {
@@ -219,9 +219,12 @@ ValueId Builder::slice(ValueId x, const std::vector<int64_t>& starts,
 
 ValueId Builder::flip(ValueId x, const std::vector<int>& axes) {
   const TensorType& t = type(x);
+  std::vector<bool> seen(t.shape.rank(), false);
   for (int a : axes) {
     require(a >= 0 && a < t.shape.rank(), "flip",
             absl::StrCat("axis ", a, " out of range for ", t.shape.to_string()));
+    require(!seen[a], "flip", absl::StrCat("axis ", a, " appears more than once"));
+    seen[a] = true;
   }
   return add(OpKind::Flip, {x}, t, FlipAttrs{axes});
 }

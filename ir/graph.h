@@ -17,6 +17,9 @@ struct Node {
   std::vector<ValueId> inputs;
   TensorType type;
   Attrs attrs;
+  // The user-facing op that recorded this primitive (softmax, select, ...), or null: named in
+  // errors raised while running it.
+  const char* label = nullptr;
 
   template <class A>
   const A& get() const {

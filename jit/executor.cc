@@ -7,10 +7,19 @@
 
 namespace ember::jit {
 
+std::string labelled_error(const ir::Node& n, const std::string& message) {
+  if (n.label == nullptr || message.rfind(std::string(n.label) + ":", 0) == 0) return message;
+  return absl::StrCat(n.label, ": ", message);
+}
+
 Counters& counters() {
   static Counters c;
   return c;
 }
+
+std::vector<Outcome> execute_compiled(const ir::Graph& g, const std::vector<ir::ValueId>& outputs,
+                                      std::span<const runtime::Array> inputs,
+                                      runtime::Backend& backend);
 
 std::vector<Outcome> execute(const ir::Graph& g, const std::vector<ir::ValueId>& outputs,
                              std::span<const runtime::Array> inputs, runtime::Backend& backend) {
@@ -19,6 +28,16 @@ std::vector<Outcome> execute(const ir::Graph& g, const std::vector<ir::ValueId>&
     uint64_t h = ir::structural_hash(g, outputs);
     dump("ir", absl::StrCat("graph_", absl::Hex(h, absl::kZeroPad16), ".ir"),
          ir::print_graph(g, outputs));
+  }
+  if (backend.kind() != runtime::DeviceKind::Cpu) {
+    try {
+      return execute_compiled(g, outputs, inputs, backend);
+    } catch (const Error& e) {
+      // A failure to plan, compile or launch fails this flush's outputs, not the process.
+      std::vector<Outcome> failed(outputs.size());
+      for (auto& o : failed) o.error = e.what();
+      return failed;
+    }
   }
   // Remaining uses of each value; outputs hold one extra use so they survive.
   std::vector<int> uses(g.size(), 0);
@@ -46,7 +65,7 @@ std::vector<Outcome> execute(const ir::Graph& g, const std::vector<ir::ValueId>&
           counters().kernels_launched.fetch_add(1, std::memory_order_relaxed);
         }
       } catch (const Error& e) {
-        errors[id] = e.what();
+        errors[id] = labelled_error(n, e.what());
       }
     }
     for (ir::ValueId in : n.inputs) {

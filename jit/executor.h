@@ -17,6 +17,9 @@ struct Outcome {
   std::string error;
 };
 
+// Prefixes a run-time error with the user op that recorded the failing primitive.
+std::string labelled_error(const ir::Node& n, const std::string& message);
+
 // `inputs[slot]` binds the graph's Input nodes. Values are released as soon as their last
 // consumer has run. An error in one node (an index out of range) fails only the outputs that
 // depend on it.

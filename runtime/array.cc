@@ -1,5 +1,7 @@
 #include "runtime/backend.h"
 
+#include "ir/error.h"
+
 namespace ember::runtime {
 
 bool Array::is_contiguous() const {
@@ -17,6 +19,18 @@ Array Array::contiguous(std::shared_ptr<Buffer> buffer, TensorType type) {
   a.type = std::move(type);
   a.buffer = std::move(buffer);
   return a;
+}
+
+Array Backend::allocate(const TensorType&) {
+  throw Error(name() + ": allocate is not supported by this backend");
+}
+
+std::shared_ptr<Kernel> Backend::load_kernel(const KernelBinary&) {
+  throw Error(name() + ": compiled kernels are not supported by this backend");
+}
+
+void Backend::launch(const Kernel&, const Launch&) {
+  throw Error(name() + ": compiled kernels are not supported by this backend");
 }
 
 }  // namespace ember::runtime

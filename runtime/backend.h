@@ -39,6 +39,29 @@ struct MemoryStats {
   int64_t allocations = 0;
 };
 
+// A compiled kernel ready to launch (a Vulkan pipeline, a CUDA function).
+class Kernel {
+ public:
+  virtual ~Kernel() = default;
+};
+
+// What the jit hands a backend to make a Kernel.
+struct KernelBinary {
+  std::string name;
+  std::vector<uint32_t> spirv;  // Vulkan: SPIR-V words
+  int num_buffers = 0;          // tensor bindings, after the parameter buffer
+  uint32_t workgroup_size = 0;  // threads per workgroup (a specialization constant on Vulkan)
+};
+
+// One launch: tensor bindings in the kernel's order (views bind their whole buffer; offsets and
+// strides travel in `params`), which of them the kernel writes, and the grid.
+struct Launch {
+  std::vector<Array> buffers;
+  std::vector<bool> writes;
+  std::vector<uint32_t> params;
+  uint32_t groups[3] = {1, 1, 1};
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -52,8 +75,15 @@ class Backend {
   // an index out of range.
   virtual Array run_primitive(const ir::Node& node, std::span<const Array> inputs) = 0;
   virtual void sync() = 0;
+  // New uninitialised contiguous array (GPU backends; the CPU backend allocates in its kernels).
+  virtual Array allocate(const TensorType& type);
+  virtual std::shared_ptr<Kernel> load_kernel(const KernelBinary& binary);
+  // Enqueues a launch; it runs before any later launch that reads what it writes.
+  virtual void launch(const Kernel& kernel, const Launch& launch);
   virtual MemoryStats memory_stats() const = 0;
   virtual void reset_peak_memory() = 0;
+  // Largest grid (workgroups along x) one launch may use.
+  virtual uint32_t max_workgroups() const { return 65535; }
 };
 
 // The CPU reference backend; always available.

@@ -331,20 +331,31 @@ void copy_words(const Shape& shape, const W* src, const int64_t* src_strides, W*
   });
 }
 
-void copy_elements(const Array& src, void* dst, const int64_t* dst_strides) {
-  const void* sp = raw_ptr(src);
-  const Shape& s = src.type.shape;
-  const int64_t* ss = src.strides.data();
-  switch (dtype_size(src.type.dtype)) {
+}  // namespace
+
+void copy_strided(const TensorType& type, const void* src, const int64_t* src_strides, void* dst,
+                  const int64_t* dst_strides) {
+  const Shape& s = type.shape;
+  switch (dtype_size(type.dtype)) {
     case 1:
-      return copy_words(s, static_cast<const uint8_t*>(sp), ss, static_cast<uint8_t*>(dst), dst_strides);
+      return copy_words(s, static_cast<const uint8_t*>(src), src_strides,
+                        static_cast<uint8_t*>(dst), dst_strides);
     case 2:
-      return copy_words(s, static_cast<const uint16_t*>(sp), ss, static_cast<uint16_t*>(dst), dst_strides);
+      return copy_words(s, static_cast<const uint16_t*>(src), src_strides,
+                        static_cast<uint16_t*>(dst), dst_strides);
     case 4:
-      return copy_words(s, static_cast<const uint32_t*>(sp), ss, static_cast<uint32_t*>(dst), dst_strides);
+      return copy_words(s, static_cast<const uint32_t*>(src), src_strides,
+                        static_cast<uint32_t*>(dst), dst_strides);
     default:
-      return copy_words(s, static_cast<const uint64_t*>(sp), ss, static_cast<uint64_t*>(dst), dst_strides);
+      return copy_words(s, static_cast<const uint64_t*>(src), src_strides,
+                        static_cast<uint64_t*>(dst), dst_strides);
   }
+}
+
+namespace {
+
+void copy_elements(const Array& src, void* dst, const int64_t* dst_strides) {
+  copy_strided(src.type, raw_ptr(src), src.strides.data(), dst, dst_strides);
 }
 
 }  // namespace

@@ -32,6 +32,9 @@ Array run_gather(const Array& x, int axis, const Array& index, const TensorType&
 Array run_scatter_add(const Array& x, int axis, const Array& index, const Array& values);
 Array run_sort(const Array& x, const ir::SortAttrs& attrs, const TensorType& out);
 
+// Copies elements between two strided layouts of `type` (pointers at element 0 of each view).
+void copy_strided(const TensorType& type, const void* src, const int64_t* src_strides, void* dst,
+                  const int64_t* dst_strides);
 // Copies `src` into `dst`, a writable view of the same shape and dtype (any layouts).
 void copy_into(const Array& src, const Array& dst);
 // Copies `src` (any layout) into the dense row-major destination `dst` of the same shape/dtype.

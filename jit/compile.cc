@@ -1,0 +1,161 @@
+#include "jit/compile.h"
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include <shaderc/shaderc.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+
+#include "absl/strings/str_cat.h"
+#include "ir/error.h"
+#include "jit/dump.h"
+#include "jit/glsl.h"
+#include "jit/stats.h"
+
+namespace ember::jit {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Bumped whenever rendering or compile options change, so stale binaries are never reused.
+constexpr uint32_t kCacheFormat = 1;
+constexpr uint32_t kMagic = 0x4b424d45;  // "EMBK"
+
+std::string compiler_id() {
+  unsigned version = 0, revision = 0;
+  shaderc_get_spv_version(&version, &revision);
+  return absl::StrCat("shaderc-spv", version, ".", revision, "-vk1.2-O");
+}
+
+std::string hex(uint64_t h) { return absl::StrCat(absl::Hex(h, absl::kZeroPad16)); }
+
+// On-disk entry: magic, format, word count, xxh64 of the words, then the SPIR-V words.
+bool read_entry(const fs::path& path, std::vector<uint32_t>& words) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  uint32_t header[3];
+  uint64_t checksum;
+  if (!in.read(reinterpret_cast<char*>(header), sizeof(header)) ||
+      !in.read(reinterpret_cast<char*>(&checksum), sizeof(checksum))) {
+    return false;
+  }
+  if (header[0] != kMagic || header[1] != kCacheFormat || header[2] == 0 || header[2] > (64u << 20)) {
+    return false;
+  }
+  words.resize(header[2]);
+  if (!in.read(reinterpret_cast<char*>(words.data()), words.size() * 4)) return false;
+  if (XXH64(words.data(), words.size() * 4, 0) != checksum) return false;
+  return words[0] == 0x07230203u;  // SPIR-V magic
+}
+
+void write_entry(const fs::path& path, const std::vector<uint32_t>& words) {
+  std::error_code ec;
+  fs::create_directories(path.parent_path(), ec);
+  if (ec) return;  // an unwritable cache only costs recompiles
+  fs::path tmp = path;
+  tmp += absl::StrCat(".tmp", getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    uint32_t header[3] = {kMagic, kCacheFormat, static_cast<uint32_t>(words.size())};
+    uint64_t checksum = XXH64(words.data(), words.size() * 4, 0);
+    out.write(reinterpret_cast<const char*>(header), sizeof(header));
+    out.write(reinterpret_cast<const char*>(&checksum), sizeof(checksum));
+    out.write(reinterpret_cast<const char*>(words.data()), words.size() * 4);
+    if (!out) {
+      fs::remove(tmp, ec);
+      return;
+    }
+  }
+  fs::rename(tmp, path, ec);  // atomic: readers see the old entry or the whole new one
+  if (ec) fs::remove(tmp, ec);
+}
+
+struct MemoryCache {
+  std::mutex mutex;
+  std::map<std::pair<const runtime::Backend*, uint64_t>, std::shared_ptr<runtime::Kernel>> kernels;
+};
+
+MemoryCache& memory_cache() {
+  static auto* c = new MemoryCache;  // outlives static tensors
+  return *c;
+}
+
+}  // namespace
+
+std::string cache_dir() {
+  if (const char* d = std::getenv("EMBER_CACHE_DIR"); d && *d) return d;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return absl::StrCat(x, "/ember");
+  if (const char* h = std::getenv("HOME"); h && *h) return absl::StrCat(h, "/.cache/ember");
+  return "/tmp/ember-cache";
+}
+
+std::vector<uint32_t> compile_glsl(const std::string& source, const std::string& name) {
+  static std::mutex mutex;
+  std::lock_guard lock(mutex);
+  static shaderc_compiler_t compiler = shaderc_compiler_initialize();
+  shaderc_compile_options_t opts = shaderc_compile_options_initialize();
+  shaderc_compile_options_set_target_env(opts, shaderc_target_env_vulkan,
+                                         shaderc_env_version_vulkan_1_2);
+  shaderc_compile_options_set_optimization_level(opts, shaderc_optimization_level_performance);
+  shaderc_compilation_result_t r = shaderc_compile_into_spv(
+      compiler, source.data(), source.size(), shaderc_compute_shader, (name + ".comp").c_str(),
+      "main", opts);
+  shaderc_compile_options_release(opts);
+  if (shaderc_result_get_compilation_status(r) != shaderc_compilation_status_success) {
+    std::string msg = shaderc_result_get_error_message(r);
+    shaderc_result_release(r);
+    throw Error(absl::StrCat("jit: GLSL compile of ", name, " failed:\n", msg, "\n", source));
+  }
+  const auto* bytes = reinterpret_cast<const uint32_t*>(shaderc_result_get_bytes(r));
+  std::vector<uint32_t> words(bytes, bytes + shaderc_result_get_length(r) / 4);
+  shaderc_result_release(r);
+  return words;
+}
+
+std::shared_ptr<runtime::Kernel> get_kernel(const KernelDesc& desc, runtime::Backend& backend) {
+  std::string source = render_glsl(desc);
+  std::string key_text = absl::StrCat(source, "\n//", compiler_id(), "/", backend.name());
+  uint64_t h = XXH3_64bits(key_text.data(), key_text.size());
+  auto& mc = memory_cache();
+  {
+    std::lock_guard lock(mc.mutex);
+    if (auto it = mc.kernels.find({&backend, h}); it != mc.kernels.end()) {
+      counters().cache_hits.fetch_add(1, std::memory_order_relaxed);
+      return it->second;
+    }
+  }
+  std::string file = absl::StrCat(desc.name, "_", hex(h));
+  if (dump_enabled("kernels")) dump("kernels", file + ".comp", source);
+  fs::path entry = fs::path(cache_dir()) / "spirv" / (hex(h) + ".spv");
+  runtime::KernelBinary bin{desc.name, {}, static_cast<int>(desc.buffers.size()) + desc.uses_errors,
+                            desc.workgroup_size};
+  if (read_entry(entry, bin.spirv)) {
+    counters().cache_hits.fetch_add(1, std::memory_order_relaxed);
+  } else {
+    auto t0 = std::chrono::steady_clock::now();
+    bin.spirv = compile_glsl(source, desc.name);
+    auto us = std::chrono::duration_cast<std::chrono::microseconds>(
+                  std::chrono::steady_clock::now() - t0).count();
+    counters().compiles.fetch_add(1, std::memory_order_relaxed);
+    counters().compile_us.fetch_add(us, std::memory_order_relaxed);
+    write_entry(entry, bin.spirv);
+  }
+  if (dump_enabled("binary")) {
+    std::string words;
+    for (uint32_t w : bin.spirv) absl::StrAppend(&words, absl::Hex(w, absl::kZeroPad8), "\n");
+    dump("binary", file + ".spv.txt", words);
+  }
+  auto kernel = backend.load_kernel(bin);
+  std::lock_guard lock(mc.mutex);
+  mc.kernels[{&backend, h}] = kernel;
+  return kernel;
+}
+
+}  // namespace ember::jit

@@ -1,0 +1,115 @@
+#pragma once
+// Builds kernel descriptions: typed expressions, structured statements, parameters and buffer
+// bindings, and the value of any graph node at any index (views become index arithmetic,
+// elementwise chains become expressions, stored values become loads).
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+#include "jit/kernel.h"
+#include "jit/plan.h"
+#include "runtime/backend.h"
+
+namespace ember::jit {
+
+// An index into a value of `shape`: per-dim expressions, a row-major linear expression, or both;
+// missing forms are derived on demand.
+struct Index {
+  Shape shape;
+  std::vector<int> dims;  // -1: not yet known
+  int linear = -1;
+};
+
+// Why a kernel may fail at run time (checked in the kernel, reported after the flush).
+enum class ErrorKind : uint8_t { IndexOutOfRange = 1, DivisionByZero = 2 };
+
+struct ErrorSite {
+  ErrorKind kind;
+  ir::ValueId node;  // the op whose check failed
+  int axis;          // for index errors
+};
+
+class Emitter {
+ public:
+  using LayoutFn = std::function<const runtime::Array&(ir::ValueId)>;
+  Emitter(const ir::Graph& g, const Plan& plan, int kernel, LayoutFn layout);
+
+  KernelDesc& desc() { return k_; }
+  std::vector<uint32_t>& params() { return params_; }
+  const std::vector<ir::ValueId>& bindings() const { return bindings_; }
+  const std::vector<bool>& writes() const { return writes_; }
+  const std::vector<ErrorSite>& error_sites() const { return error_sites_; }
+  int fused_nodes() const {
+    return static_cast<int>(std::count(computed_.begin(), computed_.end(), 1));
+  }
+
+  // ---- expressions
+  int expr(Expr e);
+  int const_u(uint64_t v);
+  int const_i(int64_t v, CType t);
+  int const_f(double v, CType t);
+  int const_b(bool v);
+  int param_u(const std::string& key, uint32_t value);
+  int builtin(Builtin b);
+  int var(int id, CType t);
+  int un(ir::UnaryFn fn, int a);
+  int bin(ir::BinaryFn fn, int a, int b);
+  int select(int c, int a, int b);
+  int cast(int a, CType t);
+  int umin(int a, int b);
+  CType type_of(int e) const { return k_.exprs[e].type; }
+
+  // ---- statements
+  int new_var(CType t, int init);
+  void assign(int var_id, int value);
+  int begin_for(SOp kind, int count);  // returns the loop variable's expression
+  void begin_if(int cond);
+  void end();
+  void store(ir::ValueId v, int index, int value);
+  void barrier();
+  void error_if(int cond, ErrorSite site, int value, int limit);
+
+  // ---- graph values
+  // The value of node v at idx (idx.shape == v's shape), in v's compute type.
+  int value(ir::ValueId v, Index idx);
+  // Makes v's value at any index the expression e (row reductions, matmul accumulators).
+  void provide(ir::ValueId v, int e) { provided_[v] = e; }
+  int dim(Index& idx, int d);
+  int linear(Index& idx);
+  int numel_param(const Shape& s, const std::string& key);
+  int size_param(const Shape& s, int d, const std::string& key);
+  // Element index of `idx` in stored value v's buffer.
+  int element_index(ir::ValueId v, Index& idx);
+  int binding(ir::ValueId v, bool written);
+
+ private:
+  int load(ir::ValueId v, Index& idx);
+  int compute(ir::ValueId v, Index& idx);
+  int scalar_param(ir::Scalar s, DType t, const std::string& key);
+  Index input_index(const Shape& in_shape, Index& out_idx);  // broadcasting
+  int random(const ir::Node& n, ir::ValueId v, Index& idx);
+  int pad(const ir::Node& n, ir::ValueId v, Index& idx);
+  int concat(const ir::Node& n, ir::ValueId v, Index& idx);
+  int gather(const ir::Node& n, ir::ValueId v, Index& idx);
+  void push_stmt(Stmt s);
+
+  const ir::Graph& g_;
+  const Plan& plan_;
+  int kernel_;
+  LayoutFn layout_;
+  KernelDesc k_;
+  std::vector<uint32_t> params_;
+  std::map<std::string, int> param_slots_;
+  std::vector<ir::ValueId> bindings_;
+  std::vector<bool> writes_;
+  std::vector<ErrorSite> error_sites_;
+  std::map<ir::ValueId, int> provided_;
+  std::vector<char> computed_;  // placeholder for counting fused nodes (sized lazily)
+  // Memo of node values per statement scope: key = node, dims, linear.
+  std::vector<std::map<std::tuple<ir::ValueId, std::vector<int>, int>, int>> memo_;
+};
+
+}  // namespace ember::jit

@@ -1,0 +1,281 @@
+#include "jit/glsl.h"
+
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "jit/render.h"
+
+namespace ember::jit {
+namespace {
+
+using ir::UnaryFn;
+
+std::string storage_type(DType t) {
+  switch (t) {
+    case DType::F32: return "float";
+    case DType::F16: return "float16_t";
+    case DType::BF16: return "uint16_t";
+    case DType::F64: return "double";
+    case DType::I32: return "int";
+    case DType::I64: return "int64_t";
+    case DType::U8: return "uint8_t";
+    case DType::Bool: return "uint8_t";
+  }
+  return "float";
+}
+
+// Helpers for each arithmetic type a kernel uses; "T" is replaced by the type name.
+constexpr const char* kFloatHelpers = R"(
+T frem_T(T a, T b) { return a - b * floor(a / b); }
+T fpow_T(T a, T b) {
+  if (b == T(0)) return T(1);
+  if (a == T(0)) return b > T(0) ? T(0) : T(1) / T(0);
+  if (a > T(0)) return T(pow(float(a), float(b)));
+  if (floor(b) != b) return T(0) / T(0);
+  T r = T(pow(float(-a), float(b)));
+  return (mod(b, T(2)) == T(1)) ? -r : r;
+}
+)";
+
+constexpr const char* kIntHelpers = R"(
+T irem_T(T a, T b) {
+  if (b == T(0)) return T(0);
+  T r = a - (a / b) * b;
+  return (r != T(0) && ((r < T(0)) != (b < T(0)))) ? r + b : r;
+}
+T ipow_T(T base, T e) {
+  if (e < T(0)) return base == T(1) ? T(1) : (base == T(-1) ? ((e % T(2)) == T(0) ? T(1) : T(-1)) : T(0));
+  T r = T(1);
+  while (e > T(0)) { if ((e & T(1)) != T(0)) r *= base; base *= base; e >>= T(1); }
+  return r;
+}
+)";
+
+constexpr const char* kCommonHelpers = R"(
+uint upow(uint base, uint e) { uint r = 1u; while (e > 0u) { if ((e & 1u) != 0u) r *= base; base *= base; e >>= 1u; } return r; }
+float log1p_f(float x) { float u = 1.0 + x; return u == 1.0 ? x : log(u) * x / (u - 1.0); }
+float tanh_f(float x) { float t = exp(-2.0 * abs(x)); float r = (1.0 - t) / (1.0 + t); return x < 0.0 ? -r : r; }
+float erf_f(float x) {
+  float a = abs(x);
+  if (a < 0.5) {
+    float x2 = x * x;
+    return 1.1283791671 * x * (1.0 - x2 / 3.0 + x2 * x2 / 10.0 - x2 * x2 * x2 / 42.0 + x2 * x2 * x2 * x2 / 216.0);
+  }
+  float t = 1.0 / (1.0 + 0.3275911 * a);
+  float y = 1.0 - (((((1.061405429 * t - 1.453152027) * t) + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t * exp(-a * a);
+  return x < 0.0 ? -y : y;
+}
+uint f2bf(float f) {
+  uint u = floatBitsToUint(f);
+  if (isnan(f)) return 0x7fc0u;
+  return (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
+}
+uvec4 philox(uvec4 c, uvec2 k) {
+  for (int r = 0; r < 10; ++r) {
+    uint hi0, lo0, hi1, lo1;
+    umulExtended(0xD2511F53u, c.x, hi0, lo0);
+    umulExtended(0xCD9E8D57u, c.z, hi1, lo1);
+    c = uvec4(hi1 ^ c.y ^ k.x, lo1, hi0 ^ c.w ^ k.y, lo0);
+    k += uvec2(0x9E3779B9u, 0xBB67AE85u);
+  }
+  return c;
+}
+float philox_sample(uint lo, uint hi, uint k0, uint k1, float a, float b, int dist) {
+  uvec4 w = philox(uvec4(lo, hi, 0u, 0u), uvec2(k0, k1));
+  float u = float(w.x >> 8) * 5.9604644775390625e-08;
+  if (dist == 0) return a + (b - a) * u;
+  if (dist == 1) {
+    float u1 = (float(w.x >> 8) + 1.0) * 5.9604644775390625e-08;
+    float u2 = float(w.y >> 8) * 5.9604644775390625e-08;
+    return a + b * sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+  }
+  return u < a ? 1.0 : 0.0;
+}
+)";
+
+class Glsl final : public Dialect {
+ public:
+  std::string type(CType t) const override {
+    switch (t) {
+      case CType::Float: return "float";
+      case CType::Double: return "double";
+      case CType::Int: return "int";
+      case CType::Int64: return "int64_t";
+      case CType::Uint: return "uint";
+      case CType::Bool: return "bool";
+    }
+    return "float";
+  }
+
+  std::string prelude(const KernelDesc& k) const override {
+    std::string s =
+        "#version 450\n"
+        "#extension GL_EXT_shader_explicit_arithmetic_types : require\n"
+        "#extension GL_EXT_shader_16bit_storage : require\n"
+        "#extension GL_EXT_shader_8bit_storage : require\n"
+        "// ember kernel: " + k.name + "\n"
+        "layout(local_size_x_id = 0) in;\n"
+        "layout(std430, set = 0, binding = 0) readonly buffer Params { uint P[]; };\n";
+    for (size_t i = 0; i < k.buffers.size(); ++i) {
+      absl::StrAppend(&s, "layout(std430, set = 0, binding = ", i + 1, ") ",
+                      k.buffers[i].written ? "" : "readonly ", "buffer B", i, " { ",
+                      storage_type(k.buffers[i].dtype), " b", i, "[]; };\n");
+    }
+    if (k.uses_errors) {
+      absl::StrAppend(&s, "layout(std430, set = 0, binding = ", k.buffers.size() + 1,
+                      ") buffer Errors { uint E[]; };\n");
+    }
+    for (size_t i = 0; i < k.shared.size(); ++i) {
+      absl::StrAppend(&s, "shared ", type(k.shared[i].type), " sh", i, "[", k.shared[i].size, "];\n");
+    }
+    std::set<CType> reduce_types, used;
+    bool arg = false;
+    for (const Stmt& st : k.body) {
+      if (st.op == SOp::Reduce || st.op == SOp::ArgReduce) reduce_types.insert(st.type);
+      arg = arg || st.op == SOp::ArgReduce;
+    }
+    for (const Expr& e : k.exprs) used.insert(e.type);
+    for (CType t : reduce_types) {
+      absl::StrAppend(&s, "shared ", type(t), " red_", type(t), "[gl_WorkGroupSize.x];\n");
+    }
+    if (arg) s += "shared uint red_index[gl_WorkGroupSize.x];\n";
+    s += kCommonHelpers;
+    for (CType t : {CType::Float, CType::Double}) {
+      if (used.count(t)) s += absl::StrReplaceAll(kFloatHelpers, {{"T", type(t)}});
+    }
+    for (CType t : {CType::Int, CType::Int64}) {
+      if (used.count(t)) s += absl::StrReplaceAll(kIntHelpers, {{"T", type(t)}});
+    }
+    return s;
+  }
+
+  std::string entry_begin(const KernelDesc&) const override { return "void main() {\n"; }
+  std::string param(int slot) const override { return absl::StrCat("P[", slot, "]"); }
+  std::string param_float(int slot) const override {
+    return absl::StrCat("uintBitsToFloat(P[", slot, "])");
+  }
+  std::string param_double(int slot) const override {
+    return absl::StrCat("packDouble2x32(uvec2(P[", slot, "], P[", slot + 1, "]))");
+  }
+  std::string param_int64(int slot) const override {
+    return absl::StrCat("int64_t(packUint2x32(uvec2(P[", slot, "], P[", slot + 1, "])))");
+  }
+  std::string builtin(Builtin b) const override {
+    switch (b) {
+      case Builtin::LocalId: return "gl_LocalInvocationID.x";
+      case Builtin::WorkgroupId: return "gl_WorkGroupID.x";
+      case Builtin::NumWorkgroups: return "gl_NumWorkGroups.x";
+      case Builtin::WorkgroupSize: return "gl_WorkGroupSize.x";
+    }
+    return "0u";
+  }
+  std::string global_id() const override { return "gl_GlobalInvocationID.x"; }
+  std::string grid_stride() const override { return "(gl_NumWorkGroups.x * gl_WorkGroupSize.x)"; }
+  std::string barrier() const override { return "barrier();"; }
+  std::string infinity(CType t, bool negative) const override {
+    std::string inf = t == CType::Double ? "double(uintBitsToFloat(0x7f800000u))"
+                                         : "uintBitsToFloat(0x7f800000u)";
+    return negative ? "(-" + inf + ")" : inf;
+  }
+
+  std::string load(const KernelDesc& k, int buffer, const std::string& index) const override {
+    std::string e = absl::StrCat("b", buffer, "[", index, "]");
+    switch (k.buffers[buffer].dtype) {
+      case DType::F16: return "float(" + e + ")";
+      case DType::BF16: return "uintBitsToFloat(uint(" + e + ") << 16)";
+      case DType::U8: return "uint(" + e + ")";
+      case DType::Bool: return "(" + e + " != uint8_t(0))";
+      default: return e;
+    }
+  }
+
+  std::string store(const KernelDesc& k, int buffer, const std::string& index,
+                    const std::string& value) const override {
+    std::string v;
+    switch (k.buffers[buffer].dtype) {
+      case DType::F16: v = "float16_t(" + value + ")"; break;
+      case DType::BF16: v = "uint16_t(f2bf(" + value + "))"; break;
+      case DType::U8: v = "uint8_t(" + value + ")"; break;
+      case DType::Bool: v = "uint8_t(" + value + " ? 1 : 0)"; break;
+      default: v = value;
+    }
+    return absl::StrCat("b", buffer, "[", index, "] = ", v);
+  }
+
+  std::string reduce(const KernelDesc&, const Stmt& s) const override {
+    std::string t = type(s.type);
+    std::string arr = "red_" + t;
+    std::string x = absl::StrCat("x", s.var);
+    std::string lid = "gl_LocalInvocationID.x";
+    std::string a = arr + "[" + lid + "]", b = arr + "[" + lid + " + s_]";
+    std::string step;
+    bool floating = s.type == CType::Float || s.type == CType::Double;
+    auto nan = [&](const std::string& v) { return floating ? "isnan(" + v + ")" : "false"; };
+    if (s.op == SOp::ArgReduce) {
+      const char* cmp = s.fn == ir::ReduceFn::Max ? ">" : "<";
+      std::string ia = "red_index[" + lid + "]", ib = "red_index[" + lid + " + s_]";
+      // Take b when it is more extreme, NaN over number, or equal with a smaller index.
+      std::string take = absl::StrCat("(", b, " ", cmp, " ", a, ") || (", nan(b), " && !", nan(a),
+                                      ") || ((", b, " == ", a, " || (", nan(a), " && ", nan(b),
+                                      ")) && ", ib, " < ", ia, ")");
+      step = absl::StrCat("if (", take, ") { ", a, " = ", b, "; ", ia, " = ", ib, "; }");
+      return absl::StrCat(a, " = ", x, "; ", ia, " = x", s.var2, "; barrier(); ",
+                          "for (uint s_ = gl_WorkGroupSize.x / 2u; s_ > 0u; s_ >>= 1u) { if (",
+                          lid, " < s_) { ", step, " } barrier(); } ", x, " = ", arr, "[0]; x",
+                          s.var2, " = red_index[0]; barrier();");
+    }
+    switch (s.fn) {
+      case ir::ReduceFn::Sum: step = a + " = " + a + " + " + b + ";"; break;
+      case ir::ReduceFn::Prod: step = a + " = " + a + " * " + b + ";"; break;
+      default: {
+        const char* cmp = s.fn == ir::ReduceFn::Max ? ">" : "<";
+        step = absl::StrCat("if (", b, " ", cmp, " ", a, " || (", nan(b), " && !", nan(a), ")) ",
+                            a, " = ", b, ";");
+      }
+    }
+    return absl::StrCat(a, " = ", x, "; barrier(); ",
+                        "for (uint s_ = gl_WorkGroupSize.x / 2u; s_ > 0u; s_ >>= 1u) { if (", lid,
+                        " < s_) { ", step, " } barrier(); } ", x, " = ", arr, "[0]; barrier();");
+  }
+
+  std::string error(const Stmt& s, const std::string& value,
+                    const std::string& limit) const override {
+    return absl::StrCat("if (atomicCompSwap(E[0], 0u, ", s.code, "u) == 0u) { E[1] = ", value,
+                        "; E[2] = ", limit, "; }");
+  }
+
+  std::string math(UnaryFn fn, CType t, const std::string& a) const override {
+    // GLSL has only float transcendentals: doubles go through float (documented precision).
+    bool dbl = t == CType::Double;
+    auto f = [&](const std::string& name) {
+      return dbl ? absl::StrCat("double(", name, "(float(", a, ")))") : absl::StrCat(name, "(", a, ")");
+    };
+    switch (fn) {
+      case UnaryFn::Abs: return absl::StrCat("abs(", a, ")");
+      case UnaryFn::Sqrt: return absl::StrCat("sqrt(", a, ")");
+      case UnaryFn::Floor: return absl::StrCat("floor(", a, ")");
+      case UnaryFn::Ceil: return absl::StrCat("ceil(", a, ")");
+      case UnaryFn::Round: return absl::StrCat("roundEven(", a, ")");
+      case UnaryFn::IsNan: return absl::StrCat("isnan(", a, ")");
+      case UnaryFn::IsInf: return absl::StrCat("isinf(", a, ")");
+      case UnaryFn::Exp: return f("exp");
+      case UnaryFn::Log: return f("log");
+      case UnaryFn::Log1p: return f("log1p_f");
+      case UnaryFn::Sin: return f("sin");
+      case UnaryFn::Cos: return f("cos");
+      case UnaryFn::Tan: return f("tan");
+      case UnaryFn::Tanh: return f("tanh_f");
+      case UnaryFn::Sinh: return f("sinh");
+      case UnaryFn::Cosh: return f("cosh");
+      case UnaryFn::Erf: return f("erf_f");
+      default: return a;
+    }
+  }
+};
+
+}  // namespace
+
+std::string render_glsl(const KernelDesc& k) { return render(k, Glsl()); }
+
+}  // namespace ember::jit

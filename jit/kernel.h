@@ -1,0 +1,103 @@
+#pragma once
+// The target-neutral kernel description: typed expressions and structured statements over
+// tensor buffers and a parameter array. Renderers (GLSL today, CUDA C++ next) print it; nothing
+// here knows a target's syntax. Sizes, strides, offsets and scalar constants are parameters, so
+// one description serves every problem of the same structure.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ir/ops.h"
+
+namespace ember::jit {
+
+// Types of values inside a kernel. Tensors are stored as their DType and computed in one of these
+// (f16/bf16 compute in Float, u8 in Uint).
+enum class CType : uint8_t { Float, Double, Int, Int64, Uint, Bool };
+CType compute_type(DType t);
+const char* ctype_name(CType t);
+
+enum class XOp : uint8_t {
+  Param,    // imm = parameter slot; the uint32 word as Uint
+  ParamF,   // imm = slot; the word's bits as Float
+  ParamD,   // imm = first of two slots; the words' bits as Double
+  ParamI64, // imm = first of two slots; as Int64
+  Const,    // literal: imm (integers, bools) or fimm (floats)
+  Var,      // imm = variable id (loop counters, accumulators)
+  Builtin,  // imm = Builtin
+  Load,     // imm = buffer; args[0] = element index (Uint); converts storage to compute type
+  Unary,    // imm = ir::UnaryFn
+  Binary,   // imm = ir::BinaryFn (comparisons give Bool; Uint arithmetic is index math)
+  Select,   // args: cond, if_true, if_false
+  Cast,     // args[0] converted to `type`
+  Random,   // imm = ir::RandomDist; args: counter lo, hi, seed lo, hi (Uint), a, b (Float)
+  SharedLoad,  // imm = shared array; args[0] = index
+};
+
+enum class Builtin : uint8_t { LocalId, WorkgroupId, NumWorkgroups, WorkgroupSize };
+
+struct Expr {
+  XOp op;
+  CType type;
+  int64_t imm = 0;
+  double fimm = 0;
+  std::vector<int> args;
+};
+
+enum class SOp : uint8_t {
+  Let,         // expr -> value vN (rendered once, then referenced by name)
+  DeclVar,     // var of `type`, initialised from expr
+  Assign,      // var = expr
+  Store,       // buffer[index expr] = value expr (converted to the buffer's dtype)
+  ForGrid,     // var over [0, count): the whole grid, one element per thread per step
+  ForRows,     // var over [0, count): one workgroup per row, grid-stride over rows
+  ForLanes,    // var over [0, count): the workgroup's threads stride over a row
+  ForSeq,      // var over [0, count): sequential in one thread
+  If,          // cond expr
+  End,         // closes the innermost For*/If
+  Reduce,      // var = reduction of var over the workgroup (fn = ReduceFn); all threads see it
+  ArgReduce,   // (var, var2) = arg-reduction of (value, index) over the workgroup
+  Barrier,     // workgroup barrier
+  Error,       // if cond expr: record error `code` with detail exprs (index value, limit)
+  SharedStore, // shared array `buffer`[index expr] = expr
+};
+
+struct Stmt {
+  SOp op;
+  int expr = -1;     // Let, DeclVar, Assign, Store(value), If(cond), For*(count), Error(cond)
+  int index = -1;    // Store: element index expr; Error: offending value
+  int limit = -1;    // Error: the bound
+  int var = -1;      // DeclVar/Assign/For*/Reduce/ArgReduce
+  int var2 = -1;     // ArgReduce: the index variable
+  int buffer = -1;   // Store
+  int code = 0;      // Error
+  ir::ReduceFn fn = ir::ReduceFn::Sum;
+  CType type = CType::Uint;  // DeclVar / Reduce accumulator type
+};
+
+struct BufferDecl {
+  DType dtype;
+  bool written;
+};
+
+struct SharedDecl {
+  CType type;
+  int size;
+};
+
+struct KernelDesc {
+  std::string name;               // readable, e.g. "fused_exp_mul_add"
+  std::vector<BufferDecl> buffers;
+  std::vector<Expr> exprs;
+  std::vector<Stmt> body;
+  std::vector<SharedDecl> shared;
+  int num_vars = 0;
+  int num_params = 0;
+  uint32_t workgroup_size = 256;
+  bool uses_errors = false;       // binds the error buffer after the tensors
+};
+
+// A readable listing of the description (EMBER_DUMP=plan).
+std::string describe(const KernelDesc& k);
+
+}  // namespace ember::jit

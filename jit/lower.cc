@@ -1,0 +1,385 @@
+// The kernel templates: pointwise, row (reductions with prologue and epilogue), tiled matmul,
+// rank sort and gather-style scatter-add. Each evaluates graph values through the Emitter, so
+// any elementwise/view expression fuses into any of them.
+#include "jit/lower.h"
+
+#include <cmath>
+#include <limits>
+
+#include "absl/strings/str_cat.h"
+#include "ir/error.h"
+
+namespace ember::jit {
+namespace {
+
+using ir::BinaryFn;
+using ir::OpKind;
+using ir::ReduceFn;
+using ir::UnaryFn;
+using ir::ValueId;
+
+constexpr uint32_t kThreads = 256;
+constexpr int kTile = 16;  // matmul tile edge: 16 x 16 threads, one output each
+
+std::string kernel_name(const ir::Graph& g, const KernelPlan& kp) {
+  std::string name = kernel_kind_name(kp.kind);
+  int parts = 0;
+  for (ValueId v : kp.outputs) {
+    if (parts++ == 3) break;
+    const ir::Node& n = g.node(v);
+    absl::StrAppend(&name, "_", ir::op_name(n.op));
+    if (n.op == OpKind::Unary) absl::StrAppend(&name, "_", ir::unary_name(n.get<ir::UnaryAttrs>().fn));
+    if (n.op == OpKind::Binary) absl::StrAppend(&name, "_", ir::binary_name(n.get<ir::BinaryAttrs>().fn));
+    if (n.op == OpKind::Reduce) absl::StrAppend(&name, "_", ir::reduce_name(n.get<ir::ReduceAttrs>().fn));
+  }
+  return name;
+}
+
+CType accumulator_type(ReduceFn fn, DType t) {
+  CType c = compute_type(t);
+  if (c == CType::Bool) return CType::Uint;
+  (void)fn;
+  return c;
+}
+
+int identity(Emitter& e, ReduceFn fn, CType t) {
+  bool is_max = fn == ReduceFn::Max || fn == ReduceFn::ArgMax;
+  switch (fn) {
+    case ReduceFn::Sum: return e.cast(e.const_u(0), t);
+    case ReduceFn::Prod: return e.cast(e.const_u(1), t);
+    default: break;
+  }
+  switch (t) {
+    case CType::Float: case CType::Double:
+      return e.const_f(is_max ? -std::numeric_limits<double>::infinity()
+                              : std::numeric_limits<double>::infinity(), t);
+    case CType::Int:
+      return e.const_i(is_max ? std::numeric_limits<int32_t>::min()
+                              : std::numeric_limits<int32_t>::max(), t);
+    case CType::Int64:
+      return e.const_i(is_max ? std::numeric_limits<int64_t>::min()
+                              : std::numeric_limits<int64_t>::max(), t);
+    default:
+      return e.const_u(is_max ? 0 : 0xffffffffu);
+  }
+}
+
+bool is_floating(CType t) { return t == CType::Float || t == CType::Double; }
+
+// Whether x should replace the running extreme acc (max/min with NaN winning, as the CPU does).
+int better(Emitter& e, bool is_max, int x, int acc) {
+  int c = e.bin(is_max ? BinaryFn::Gt : BinaryFn::Lt, x, acc);
+  if (!is_floating(e.type_of(x))) return c;
+  int x_nan = e.un(UnaryFn::IsNan, x);
+  int acc_nan = e.un(UnaryFn::IsNan, acc);
+  return e.bin(BinaryFn::LogicalOr, c, e.bin(BinaryFn::LogicalAnd, x_nan, e.un(UnaryFn::LogicalNot, acc_nan)));
+}
+
+int combine(Emitter& e, ReduceFn fn, int acc, int x) {
+  switch (fn) {
+    case ReduceFn::Sum: return e.bin(BinaryFn::Add, acc, x);
+    case ReduceFn::Prod: return e.bin(BinaryFn::Mul, acc, x);
+    default: {
+      bool is_max = fn == ReduceFn::Max;
+      return e.select(better(e, is_max, x, acc), x, acc);
+    }
+  }
+}
+
+void lower_pointwise(Emitter& e, const KernelPlan& kp, LoweredKernel& out) {
+  int n = e.numel_param(kp.shape, "out");
+  int lin = e.begin_for(SOp::ForGrid, n);
+  for (ValueId o : kp.outputs) {
+    Index idx{kp.shape, {}, lin};
+    int v = e.value(o, idx);
+    e.store(o, lin, v);
+  }
+  e.end();
+  out.work_items = static_cast<uint64_t>(kp.shape.numel());
+}
+
+void lower_row(const ir::Graph& g, Emitter& e, const KernelPlan& kp, LoweredKernel& out) {
+  Shape reduced = kp.shape;
+  reduced[kp.axis] = 1;
+  int rows = e.numel_param(reduced, "rows");
+  int len = e.size_param(kp.shape, kp.axis, "row");
+  int row = e.begin_for(SOp::ForRows, rows);
+  Index row_idx{reduced, std::vector<int>(reduced.rank(), -1), row};
+  for (int d = 0; d < reduced.rank(); ++d) row_idx.dims[d] = e.dim(row_idx, d);
+  auto full_index = [&](int i) {
+    Index f{kp.shape, row_idx.dims, -1};
+    f.dims[kp.axis] = i;
+    return f;
+  };
+  for (ValueId r : kp.reductions) {
+    ReduceFn fn = g.node(r).get<ir::ReduceAttrs>().fn;
+    ValueId in = g.node(r).inputs[0];
+    bool arg = fn == ReduceFn::ArgMax || fn == ReduceFn::ArgMin;
+    ReduceFn value_fn = fn == ReduceFn::ArgMax ? ReduceFn::Max : fn == ReduceFn::ArgMin ? ReduceFn::Min : fn;
+    CType acc_t = accumulator_type(value_fn, g.type(in).dtype);
+    int acc = e.new_var(acc_t, identity(e, value_fn, acc_t));
+    int acc_i = arg ? e.new_var(CType::Uint, e.const_u(0)) : -1;
+    int i = e.begin_for(SOp::ForLanes, len);
+    int x = e.cast(e.value(in, full_index(i)), acc_t);
+    int a = e.var(acc, acc_t);
+    if (arg) {
+      // Lanes visit indices in increasing order, so a strict comparison keeps the first extreme.
+      int take = better(e, fn == ReduceFn::ArgMax, x, a);
+      e.assign(acc_i, e.select(take, i, e.var(acc_i, CType::Uint)));
+      e.assign(acc, e.select(take, x, a));
+    } else {
+      e.assign(acc, combine(e, fn, a, x));
+    }
+    e.end();
+    Stmt s{arg ? SOp::ArgReduce : SOp::Reduce};
+    s.var = acc;
+    s.var2 = acc_i;
+    s.fn = value_fn;
+    s.type = acc_t;
+    e.desc().body.push_back(s);
+    CType out_t = compute_type(g.type(r).dtype);
+    int result = arg ? e.cast(e.var(acc_i, CType::Uint), out_t) : e.cast(e.var(acc, acc_t), out_t);
+    e.provide(r, result);
+  }
+  std::vector<ValueId> full_outputs, row_outputs;
+  for (ValueId o : kp.outputs) (g.type(o).shape == kp.shape ? full_outputs : row_outputs).push_back(o);
+  // A row kernel whose outputs are all reductions may have kp.shape == reduced (axis of size 1).
+  if (kp.shape == reduced) {
+    row_outputs.insert(row_outputs.end(), full_outputs.begin(), full_outputs.end());
+    full_outputs.clear();
+  }
+  if (!full_outputs.empty()) {
+    int i = e.begin_for(SOp::ForLanes, len);
+    Index f = full_index(i);
+    int lin = e.linear(f);
+    for (ValueId o : full_outputs) e.store(o, lin, e.value(o, f));
+    e.end();
+  }
+  if (!row_outputs.empty()) {
+    e.begin_if(e.bin(BinaryFn::Eq, e.builtin(Builtin::LocalId), e.const_u(0)));
+    for (ValueId o : row_outputs) e.store(o, row, e.value(o, row_idx));
+    e.end();
+  }
+  e.end();
+  out.work_items = static_cast<uint64_t>(reduced.numel());
+  out.per_row = true;
+}
+
+void lower_matmul(const ir::Graph& g, Emitter& e, const KernelPlan& kp, LoweredKernel& out) {
+  ValueId mm = kp.anchor;
+  ValueId a = g.node(mm).inputs[0], b = g.node(mm).inputs[1];
+  const Shape& os = kp.shape;
+  const Shape& as = g.type(a).shape;
+  const Shape& bs = g.type(b).shape;
+  int r = os.rank();
+  int64_t M = os[r - 2], N = os[r - 1], K = as[r - 1];
+  Shape batch(std::vector<int64_t>(os.dims.begin(), os.dims.end() - 2));
+  int64_t tiles_m = (M + kTile - 1) / kTile, tiles_n = (N + kTile - 1) / kTile;
+  int64_t tiles = batch.numel() * tiles_m * tiles_n;
+
+  int p_tiles = e.param_u("tiles", static_cast<uint32_t>(tiles));
+  int p_tn = e.param_u("tiles_n", static_cast<uint32_t>(tiles_n));
+  int p_tmn = e.param_u("tiles_mn", static_cast<uint32_t>(tiles_m * tiles_n));
+  int pM = e.param_u("M", static_cast<uint32_t>(M));
+  int pN = e.param_u("N", static_cast<uint32_t>(N));
+  int pK = e.param_u("K", static_cast<uint32_t>(K));
+  int p_kt = e.param_u("ktiles", static_cast<uint32_t>((K + kTile - 1) / kTile));
+  CType acc_t = compute_type(g.type(mm).dtype);
+  auto& sh = e.desc().shared;
+  int sa = static_cast<int>(sh.size());
+  sh.push_back({acc_t, kTile * kTile});
+  int sb = static_cast<int>(sh.size());
+  sh.push_back({acc_t, kTile * kTile});
+
+  int t = e.begin_for(SOp::ForRows, p_tiles);
+  int bi = e.bin(BinaryFn::Div, t, p_tmn);
+  int rem = e.bin(BinaryFn::Rem, t, p_tmn);
+  int tm = e.bin(BinaryFn::Div, rem, p_tn);
+  int tn = e.bin(BinaryFn::Rem, rem, p_tn);
+  int lid = e.builtin(Builtin::LocalId);
+  int tile = e.const_u(kTile);
+  int ty = e.bin(BinaryFn::Div, lid, tile);
+  int tx = e.bin(BinaryFn::Rem, lid, tile);
+  int m = e.bin(BinaryFn::Add, e.bin(BinaryFn::Mul, tm, tile), ty);
+  int n = e.bin(BinaryFn::Add, e.bin(BinaryFn::Mul, tn, tile), tx);
+  Index batch_idx{batch, std::vector<int>(batch.rank(), -1), bi};
+  std::vector<int> bdims;
+  for (int d = 0; d < batch.rank(); ++d) bdims.push_back(e.dim(batch_idx, d));
+  auto operand_index = [&](const Shape& s, int row, int col) {
+    Index idx{s, std::vector<int>(s.rank(), -1), -1};
+    for (int d = 0; d < r - 2; ++d) idx.dims[d] = s[d] == 1 ? e.const_u(0) : bdims[d];
+    idx.dims[r - 2] = row;
+    idx.dims[r - 1] = col;
+    return idx;
+  };
+  int one = e.const_u(1);
+  int acc = e.new_var(acc_t, e.cast(e.const_u(0), acc_t));
+  int kt = e.begin_for(SOp::ForSeq, p_kt);
+  int k0 = e.bin(BinaryFn::Mul, kt, tile);
+  {
+    int k = e.bin(BinaryFn::Add, k0, tx);
+    int ok = e.bin(BinaryFn::LogicalAnd, e.bin(BinaryFn::Lt, m, pM), e.bin(BinaryFn::Lt, k, pK));
+    int av = e.value(a, operand_index(as, e.umin(m, e.bin(BinaryFn::Sub, pM, one)),
+                                      e.umin(k, e.bin(BinaryFn::Sub, pK, one))));
+    Stmt s{SOp::SharedStore, e.select(ok, e.cast(av, acc_t), e.cast(e.const_u(0), acc_t))};
+    s.buffer = sa;
+    s.index = lid;
+    e.desc().body.push_back(s);
+  }
+  {
+    int k = e.bin(BinaryFn::Add, k0, ty);
+    int ok = e.bin(BinaryFn::LogicalAnd, e.bin(BinaryFn::Lt, k, pK), e.bin(BinaryFn::Lt, n, pN));
+    int bv = e.value(b, operand_index(bs, e.umin(k, e.bin(BinaryFn::Sub, pK, one)),
+                                      e.umin(n, e.bin(BinaryFn::Sub, pN, one))));
+    Stmt s{SOp::SharedStore, e.select(ok, e.cast(bv, acc_t), e.cast(e.const_u(0), acc_t))};
+    s.buffer = sb;
+    s.index = lid;
+    e.desc().body.push_back(s);
+  }
+  e.barrier();
+  int kk = e.begin_for(SOp::ForSeq, tile);
+  int av = e.expr({XOp::SharedLoad, acc_t, sa, 0,
+                   {e.bin(BinaryFn::Add, e.bin(BinaryFn::Mul, ty, tile), kk)}});
+  int bv = e.expr({XOp::SharedLoad, acc_t, sb, 0,
+                   {e.bin(BinaryFn::Add, e.bin(BinaryFn::Mul, kk, tile), tx)}});
+  e.assign(acc, e.bin(BinaryFn::Add, e.var(acc, acc_t), e.bin(BinaryFn::Mul, av, bv)));
+  e.end();
+  e.barrier();
+  e.end();
+  e.provide(mm, e.cast(e.var(acc, acc_t), compute_type(g.type(mm).dtype)));
+  e.begin_if(e.bin(BinaryFn::LogicalAnd, e.bin(BinaryFn::Lt, m, pM), e.bin(BinaryFn::Lt, n, pN)));
+  Index oidx{os, std::vector<int>(r, -1), -1};
+  for (int d = 0; d < r - 2; ++d) oidx.dims[d] = bdims[d];
+  oidx.dims[r - 2] = m;
+  oidx.dims[r - 1] = n;
+  int lin = e.linear(oidx);
+  for (ValueId o : kp.outputs) e.store(o, lin, e.value(o, oidx));
+  e.end();
+  e.end();
+  out.work_items = static_cast<uint64_t>(tiles);
+  out.per_row = true;
+}
+
+// Rank sort: each element counts the elements that go before it; O(n^2) per row, exact and
+// stable (ties keep input order; NaN sorts last ascending and first descending, as on the CPU).
+void lower_sort(const ir::Graph& g, Emitter& e, const KernelPlan& kp, LoweredKernel& out) {
+  ValueId s = kp.anchor;
+  const auto& attrs = g.node(s).get<ir::SortAttrs>();
+  ValueId x = g.node(s).inputs[0];
+  int axis = attrs.axis;
+  int n = e.numel_param(kp.shape, "out");
+  int len = e.size_param(kp.shape, axis, "axis");
+  int lin = e.begin_for(SOp::ForGrid, n);
+  Index idx{kp.shape, {}, lin};
+  idx.dims.assign(kp.shape.rank(), -1);
+  for (int d = 0; d < kp.shape.rank(); ++d) idx.dims[d] = e.dim(idx, d);
+  int i = idx.dims[axis];
+  int key_i = e.value(x, idx);
+  auto less = [&](int a, int b) {  // a < b with NaN after every number
+    int lt = e.bin(BinaryFn::Lt, a, b);
+    if (!is_floating(e.type_of(a))) return lt;
+    int a_nan = e.un(UnaryFn::IsNan, a), b_nan = e.un(UnaryFn::IsNan, b);
+    return e.bin(BinaryFn::LogicalAnd, e.un(UnaryFn::LogicalNot, a_nan),
+                 e.bin(BinaryFn::LogicalOr, b_nan, lt));
+  };
+  auto equal = [&](int a, int b) {
+    int eq = e.bin(BinaryFn::Eq, a, b);
+    if (!is_floating(e.type_of(a))) return eq;
+    return e.bin(BinaryFn::LogicalOr, eq,
+                 e.bin(BinaryFn::LogicalAnd, e.un(UnaryFn::IsNan, a), e.un(UnaryFn::IsNan, b)));
+  };
+  int rank = e.new_var(CType::Uint, e.const_u(0));
+  int j = e.begin_for(SOp::ForSeq, len);
+  Index jdx = idx;
+  jdx.linear = -1;
+  jdx.dims[axis] = j;
+  int key_j = e.value(x, jdx);
+  int first = attrs.descending ? less(key_i, key_j) : less(key_j, key_i);
+  int tie = e.bin(BinaryFn::LogicalAnd, equal(key_j, key_i), e.bin(BinaryFn::Lt, j, i));
+  int before = e.bin(BinaryFn::LogicalOr, first, tie);
+  e.assign(rank, e.bin(BinaryFn::Add, e.var(rank, CType::Uint),
+                       e.select(before, e.const_u(1), e.const_u(0))));
+  e.end();
+  Index dst = idx;
+  dst.linear = -1;
+  dst.dims[axis] = e.var(rank, CType::Uint);
+  int value = attrs.indices ? e.cast(i, compute_type(g.type(s).dtype)) : key_i;
+  e.store(s, e.linear(dst), value);
+  e.end();
+  out.work_items = static_cast<uint64_t>(kp.shape.numel());
+}
+
+// Scatter-add without atomics: each target element sums the values whose index points at it.
+void lower_scatter(const ir::Graph& g, Emitter& e, const KernelPlan& kp, LoweredKernel& out) {
+  ValueId s = kp.anchor;
+  int axis = g.node(s).get<ir::AxisAttrs>().axis;
+  ValueId x = g.node(s).inputs[0], index = g.node(s).inputs[1], values = g.node(s).inputs[2];
+  const Shape& is = g.type(index).shape;
+  int n = e.numel_param(kp.shape, "out");
+  int lin = e.begin_for(SOp::ForGrid, n);
+  Index idx{kp.shape, {}, lin};
+  idx.dims.assign(kp.shape.rank(), -1);
+  int acc_init = e.value(x, idx);
+  CType t = e.type_of(acc_init);
+  int acc = e.new_var(t, acc_init);
+  if (is.numel() > 0) {
+    int in_range = -1;
+    Index jdx{is, std::vector<int>(is.rank(), -1), -1};
+    for (int d = 0; d < is.rank(); ++d) {
+      if (d == axis) continue;
+      int dd = e.dim(idx, d);
+      int size = e.size_param(is, d, "index");
+      int ok = e.bin(BinaryFn::Lt, dd, size);
+      in_range = in_range < 0 ? ok : e.bin(BinaryFn::LogicalAnd, in_range, ok);
+      jdx.dims[d] = e.umin(dd, e.bin(BinaryFn::Sub, size, e.const_u(1)));
+    }
+    if (in_range < 0) in_range = e.const_b(true);
+    int target = e.dim(idx, axis);
+    int len = e.size_param(is, axis, "index");
+    int xsize = e.size_param(kp.shape, axis, "target");
+    int i = e.begin_for(SOp::ForSeq, len);
+    jdx.dims[axis] = i;
+    int j = e.value(index, jdx);
+    CType jt = e.type_of(j);
+    int bad = e.bin(BinaryFn::Ge, j, e.cast(xsize, jt));
+    if (jt != CType::Uint) {
+      bad = e.bin(BinaryFn::LogicalOr, bad, e.bin(BinaryFn::Lt, j, e.cast(e.const_u(0), jt)));
+    }
+    e.error_if(e.bin(BinaryFn::LogicalAnd, in_range, bad), {ErrorKind::IndexOutOfRange, s, axis}, j,
+               xsize);
+    int hit = e.bin(BinaryFn::LogicalAnd, in_range, e.bin(BinaryFn::Eq, j, e.cast(target, jt)));
+    int v = e.value(values, jdx);
+    e.assign(acc, e.bin(BinaryFn::Add, e.var(acc, t), e.select(hit, v, e.cast(e.const_u(0), t))));
+    e.end();
+  }
+  e.store(s, lin, e.var(acc, t));
+  e.end();
+  out.work_items = static_cast<uint64_t>(kp.shape.numel());
+}
+
+}  // namespace
+
+LoweredKernel lower_kernel(const ir::Graph& g, const Plan& plan, int kernel,
+                           const Emitter::LayoutFn& layout) {
+  const KernelPlan& kp = plan.kernels[kernel];
+  Emitter e(g, plan, kernel, layout);
+  LoweredKernel out;
+  e.desc().workgroup_size = kThreads;
+  switch (kp.kind) {
+    case KernelKind::Pointwise: lower_pointwise(e, kp, out); break;
+    case KernelKind::Row: lower_row(g, e, kp, out); break;
+    case KernelKind::Matmul: lower_matmul(g, e, kp, out); break;
+    case KernelKind::Sort: lower_sort(g, e, kp, out); break;
+    case KernelKind::Scatter: lower_scatter(g, e, kp, out); break;
+  }
+  out.desc = std::move(e.desc());
+  out.desc.name = kernel_name(g, kp);
+  out.bindings = e.bindings();
+  out.writes = e.writes();
+  out.params = std::move(e.params());
+  out.error_sites = e.error_sites();
+  out.fused_nodes = e.fused_nodes() + static_cast<int>(kp.reductions.size()) + (kp.anchor >= 0);
+  return out;
+}
+
+}  // namespace ember::jit

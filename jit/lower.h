@@ -1,0 +1,23 @@
+#pragma once
+// Lowers one kernel of a plan to a kernel description plus what launching it needs.
+#include <vector>
+
+#include "jit/emitter.h"
+
+namespace ember::jit {
+
+struct LoweredKernel {
+  KernelDesc desc;
+  std::vector<ir::ValueId> bindings;  // tensor bindings in order
+  std::vector<bool> writes;
+  std::vector<uint32_t> params;
+  std::vector<ErrorSite> error_sites;
+  uint64_t work_items = 0;  // grid-stride loops cover this many threads or rows
+  bool per_row = false;     // work_items counts workgroups (rows/tiles), not threads
+  int fused_nodes = 0;      // primitives evaluated inside the kernel
+};
+
+LoweredKernel lower_kernel(const ir::Graph& g, const Plan& plan, int kernel,
+                           const Emitter::LayoutFn& layout);
+
+}  // namespace ember::jit

@@ -1,0 +1,47 @@
+#pragma once
+// Segmentation and fusion: which values of a flushed graph are stored to memory, and which kernel
+// computes each of them. Everything not stored is recomputed inline, at the index where a kernel
+// needs it (views are index arithmetic, elementwise chains are expressions).
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+
+namespace ember::jit {
+
+enum class KernelKind : uint8_t {
+  Pointwise,  // one thread per element of `shape`; stores every output at that element
+  Row,        // one workgroup per row of `shape` along `axis`: reductions, then an epilogue
+  Matmul,     // tiled matmul of `anchor`, elementwise epilogue on its output
+  Sort,       // `anchor` (values or indices) along its axis
+  Scatter,    // `anchor` (scatter-add) over the target's shape
+};
+const char* kernel_kind_name(KernelKind k);
+
+struct KernelPlan {
+  KernelKind kind;
+  Shape shape;                           // the index space (row kernels: the unreduced shape)
+  int axis = -1;                         // row kernels: the reduced axis
+  ir::ValueId anchor = -1;               // matmul / sort / scatter node
+  std::vector<ir::ValueId> reductions;   // row kernels: computed in this order
+  std::vector<ir::ValueId> outputs;      // values this kernel stores
+};
+
+struct Plan {
+  std::vector<KernelPlan> kernels;       // in launch order
+  std::vector<char> stored;              // per value: lives in a buffer (inputs included)
+  std::vector<int> producer;             // per value: kernel that computes it, -1 for inputs
+};
+
+// Explicit recompute-versus-store thresholds. An elementwise value with several consumers is
+// recomputed by each of them while its expression stays small (cheap ALU work beats a round
+// trip through memory on every device Ember targets), and stored once it is larger.
+inline constexpr int kMaxRecomputeOps = 12;
+// Inputs of matmul, sort and scatter are read many times per output element, so anything more
+// than index arithmetic (views, casts, constants) feeding them is stored first.
+
+// fusion=false: every primitive is its own kernel (the EMBER_FUSION=0 baseline).
+Plan make_plan(const ir::Graph& g, const std::vector<ir::ValueId>& outputs, bool fusion);
+std::string print_plan(const ir::Graph& g, const Plan& p);
+
+}  // namespace ember::jit

@@ -1,0 +1,42 @@
+#pragma once
+// The C-style renderer core shared by every target: statements, expressions, operators and the
+// math helpers all C-like languages need. A Dialect supplies what differs: type names, buffer
+// declarations, builtins, loads/stores with storage conversion, workgroup reductions.
+#include <string>
+
+#include "jit/kernel.h"
+
+namespace ember::jit {
+
+class Dialect {
+ public:
+  virtual ~Dialect() = default;
+  virtual std::string type(CType t) const = 0;
+  // Declarations before the body: extensions, buffers, parameters, shared memory, helpers.
+  virtual std::string prelude(const KernelDesc& k) const = 0;
+  virtual std::string entry_begin(const KernelDesc& k) const = 0;
+  virtual std::string entry_end() const { return "}\n"; }
+  virtual std::string param(int slot) const = 0;
+  virtual std::string param_double(int slot) const = 0;
+  virtual std::string param_int64(int slot) const = 0;
+  virtual std::string param_float(int slot) const = 0;
+  virtual std::string builtin(Builtin b) const = 0;
+  virtual std::string load(const KernelDesc& k, int buffer, const std::string& index) const = 0;
+  virtual std::string store(const KernelDesc& k, int buffer, const std::string& index,
+                            const std::string& value) const = 0;
+  virtual std::string grid_stride() const = 0;     // threads in the whole grid
+  virtual std::string global_id() const = 0;
+  virtual std::string barrier() const = 0;
+  // A workgroup-wide reduction of variable `var` (all threads see the result).
+  virtual std::string reduce(const KernelDesc& k, const Stmt& s) const = 0;
+  virtual std::string error(const Stmt& s, const std::string& value,
+                            const std::string& limit) const = 0;
+  virtual std::string infinity(CType t, bool negative) const = 0;
+  virtual std::string shared_name(int i) const { return "sh" + std::to_string(i); }
+  // Unary math on float/double: name of the function implementing fn, or "" for an operator.
+  virtual std::string math(ir::UnaryFn fn, CType t, const std::string& a) const = 0;
+};
+
+std::string render(const KernelDesc& k, const Dialect& d);
+
+}  // namespace ember::jit
