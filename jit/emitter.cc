@@ -333,8 +333,14 @@ int Emitter::compute(ValueId v, Index& idx) {
       int c = in_value(0), a = in_value(1), b = in_value(2);
       return select(c, a, b);
     }
-    case OpKind::Cast:
-      return cast(in_value(0), t);
+    case OpKind::Cast: {
+      int x = cast(in_value(0), t);
+      DType from = g_.type(n.inputs[0]).dtype;
+      bool narrow = (n.type.dtype == DType::F16 || n.type.dtype == DType::BF16) && from != n.type.dtype;
+      // f16/bf16 compute in f32: the value must still be rounded to what the tensor can hold.
+      if (narrow) x = expr({XOp::Quantize, CType::Float, static_cast<int64_t>(n.type.dtype), 0, {x}});
+      return x;
+    }
     case OpKind::Reshape: {
       ValueId in = n.inputs[0];
       Index in_idx{g_.type(in).shape, {}, linear(idx)};

@@ -179,6 +179,11 @@ class Glsl final : public Dialect {
     return negative ? "(-" + inf + ")" : inf;
   }
 
+  std::string quantize(DType t, const std::string& a) const override {
+    if (t == DType::F16) return "float(float16_t(" + a + "))";
+    return "uintBitsToFloat(f2bf(" + a + ") << 16)";
+  }
+
   std::string load(const KernelDesc& k, int buffer, const std::string& index) const override {
     std::string e = absl::StrCat("b", buffer, "[", index, "]");
     switch (k.buffers[buffer].dtype) {

@@ -32,6 +32,7 @@ enum class XOp : uint8_t {
   Cast,     // args[0] converted to `type`
   Random,   // imm = ir::RandomDist; args: counter lo, hi, seed lo, hi (Uint), a, b (Float)
   SharedLoad,  // imm = shared array; args[0] = index
+  Quantize,    // imm = DType (f16 or bf16): args[0] (Float) rounded to that precision
 };
 
 enum class Builtin : uint8_t { LocalId, WorkgroupId, NumWorkgroups, WorkgroupSize };

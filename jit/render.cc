@@ -188,6 +188,7 @@ class Renderer {
       case XOp::Random:
         return absl::StrCat("philox_sample(", arg(e, 0), ", ", arg(e, 1), ", ", arg(e, 2), ", ",
                             arg(e, 3), ", ", arg(e, 4), ", ", arg(e, 5), ", ", e.imm, ")");
+      case XOp::Quantize: return d_.quantize(static_cast<DType>(e.imm), arg(e, 0));
       case XOp::SharedLoad: return absl::StrCat(d_.shared_name(static_cast<int>(e.imm)), "[", arg(e, 0), "]");
       default: return ref(id);
     }

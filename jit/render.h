@@ -32,6 +32,8 @@ class Dialect {
   virtual std::string error(const Stmt& s, const std::string& value,
                             const std::string& limit) const = 0;
   virtual std::string infinity(CType t, bool negative) const = 0;
+  // A float rounded to f16 or bf16 precision, as storing and reloading it would.
+  virtual std::string quantize(DType t, const std::string& a) const = 0;
   virtual std::string shared_name(int i) const { return "sh" + std::to_string(i); }
   // Unary math on float/double: name of the function implementing fn, or "" for an operator.
   virtual std::string math(ir::UnaryFn fn, CType t, const std::string& a) const = 0;

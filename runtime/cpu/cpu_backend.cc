@@ -17,8 +17,10 @@ class CpuBackend final : public Backend {
   DeviceKind kind() const override { return DeviceKind::Cpu; }
   std::string name() const override { return "cpu"; }
 
+  Array allocate(const TensorType& type) override { return cpu::allocate(type); }
+
   Array upload(const TensorType& type, const void* data) override {
-    Array a = allocate(type);
+    Array a = cpu::allocate(type);
     std::memcpy(raw_ptr(a), data, static_cast<size_t>(type.shape.numel()) * dtype_size(type.dtype));
     return a;
   }

@@ -1,0 +1,65 @@
+#pragma once
+// Shared by the Vulkan suites: device availability, running one program on two devices, and
+// comparing their outputs.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <random>
+#include <vector>
+
+#include <ember/ember.h>
+
+#include "jit/fusion_switch.h"
+
+namespace ember::testing {
+
+inline bool have_vulkan() { return Device::vulkan(0).is_available(); }
+
+#define EMBER_REQUIRE_VULKAN() \
+  if (!::ember::testing::have_vulkan()) GTEST_SKIP() << "no Vulkan device"
+
+// A program builds its inputs from host data (identical on every device) and returns outputs.
+using Program = std::function<std::vector<RawTensor>(const Device&)>;
+
+// Host data for tests: uniform values in [lo, hi) from a seeded generator.
+inline TensorData host_uniform(const Shape& s, uint32_t seed, double lo = -2.0, double hi = 2.0) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> dist(static_cast<float>(lo), static_cast<float>(hi));
+  std::vector<float> v(static_cast<size_t>(s.numel()));
+  for (float& x : v) x = dist(gen);
+  return TensorData(v, s);
+}
+
+// Runs `p` on the CPU and on `dev` and expects equal shapes, dtypes and values within tolerance.
+inline void expect_same(const Program& p, const Device& dev, double rtol = 1e-4,
+                        double atol = 1e-5) {
+  auto ref = p(Device::cpu());
+  auto got = p(dev);
+  ASSERT_EQ(ref.size(), got.size());
+  for (size_t i = 0; i < ref.size(); ++i) {
+    TensorData a = ref[i].to_data(), b = got[i].to_data();
+    ASSERT_EQ(a.dtype(), b.dtype()) << "output " << i;
+    ASSERT_EQ(a.shape(), b.shape()) << "output " << i;
+    Tolerance tol = Tolerance::default_for(a.dtype());
+    tol.rtol = std::max(tol.rtol, rtol);
+    tol.atol = std::max(tol.atol, atol);
+    try {
+      b.assert_approx_eq(a, tol);
+    } catch (const Error& e) {
+      ADD_FAILURE() << "output " << i << " on " << dev.to_string() << ": " << e.what();
+    }
+  }
+}
+
+// Runs the check with fusion on and off.
+inline void expect_same_fused_and_unfused(const Program& p, double rtol = 1e-4,
+                                          double atol = 1e-5) {
+  Device dev = Device::vulkan(0);
+  expect_same(p, dev, rtol, atol);
+  jit::set_fusion_override(0);
+  expect_same(p, dev, rtol, atol);
+  jit::set_fusion_override(-1);
+}
+
+}  // namespace ember::testing
