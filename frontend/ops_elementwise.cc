@@ -63,6 +63,11 @@ RawTensor is_close(const RawTensor& a, const RawTensor& b, double rtol, double a
                                         ir::Scalar::from_double(rtol));
   bound = prim::binary_scalar(BinaryFn::Add, bound, ir::Scalar::from_double(atol));
   RawTensor close = prim::binary(BinaryFn::Le, diff, bound);
+  if (is_float(a.dtype())) {
+    // An infinity is close only to itself (the equality below), as in PyTorch.
+    close = prim::binary(BinaryFn::LogicalAnd, close,
+                         prim::binary(BinaryFn::LogicalAnd, is_finite(a), is_finite(b)));
+  }
   return prim::binary(BinaryFn::LogicalOr, close, prim::binary(BinaryFn::Eq, a, b));
 }
 

@@ -2,7 +2,9 @@
 
 #include "absl/strings/str_format.h"
 #include "frontend/stream.h"
+#include "jit/fusion_switch.h"
 #include "jit/stats.h"
+#include <ember/ember.h>
 
 namespace ember {
 
@@ -23,6 +25,11 @@ Stats stats(const Device& device) {
   return s;
 }
 
+double take_device_time_ms(const Device& device) {
+  double ns = detail::backend_for(device).take_device_time_ns();
+  return ns < 0 ? -1 : ns / 1e6;
+}
+
 void reset_stats(const Device& device) {
   auto& c = jit::counters();
   for (auto* counter : {&c.ops_recorded, &c.flushes, &c.kernels_launched, &c.ops_fused,
@@ -31,6 +38,9 @@ void reset_stats(const Device& device) {
   }
   detail::backend_for(device).reset_peak_memory();
 }
+
+FusionGuard::FusionGuard(bool enabled) { jit::set_fusion_override(enabled ? 1 : 0); }
+FusionGuard::~FusionGuard() { jit::set_fusion_override(-1); }
 
 std::string Stats::to_string() const {
   return absl::StrFormat(

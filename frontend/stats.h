@@ -23,6 +23,9 @@ struct Stats {
 
 // Process-wide counters; memory figures are those of `device`.
 Stats stats(const Device& device = Device::default_device());
+// Device time (device timestamps) of the work that ran on `device` since the last call, in ms;
+// -1 when the device has no timers (the CPU backend).
+double take_device_time_ms(const Device& device);
 // Zeroes the counters and restarts the memory peak from what is held now.
 void reset_stats(const Device& device = Device::default_device());
 

@@ -70,7 +70,8 @@ void TensorData::assert_approx_eq(const TensorData& other, Tolerance tol) const 
   int mismatches = 0;
   for (size_t i = 0; i < a.size(); ++i) {
     bool ok = (std::isnan(a[i]) && std::isnan(b[i])) || a[i] == b[i] ||
-              std::abs(a[i] - b[i]) <= tol.atol + tol.rtol * std::abs(b[i]);
+              (std::isfinite(a[i]) && std::isfinite(b[i]) &&
+               std::abs(a[i] - b[i]) <= tol.atol + tol.rtol * std::abs(b[i]));
     if (ok) continue;
     if (++mismatches <= 5) absl::StrAppend(&report, "\n  [", i, "]: ", a[i], " vs ", b[i]);
   }

@@ -55,7 +55,21 @@ T ipow_T(T base, T e) {
 constexpr const char* kCommonHelpers = R"(
 uint upow(uint base, uint e) { uint r = 1u; while (e > 0u) { if ((e & 1u) != 0u) r *= base; base *= base; e >>= 1u; } return r; }
 float log1p_f(float x) { float u = 1.0 + x; return u == 1.0 ? x : log(u) * x / (u - 1.0); }
-float tanh_f(float x) { float t = exp(-2.0 * abs(x)); float r = (1.0 - t) / (1.0 + t); return x < 0.0 ? -r : r; }
+// tanh and sinh without cancellation near 0 (minimax polynomial there, Cephes' tanhf), and
+// without overflow for large |x|.
+float tanh_f(float x) {
+  float a = abs(x);
+  if (a < 0.625) {
+    float z = x * x;
+    return ((((-5.70498872745e-3 * z + 2.06390887954e-2) * z - 5.37397155531e-2) * z + 1.33314422036e-1) * z - 3.33332819422e-1) * z * x + x;
+  }
+  float r = 1.0 - 2.0 / (exp(2.0 * a) + 1.0);
+  return x < 0.0 ? -r : r;
+}
+float sinh_f(float x) {
+  if (abs(x) < 0.5) { float z = x * x; return x * (1.0 + z / 6.0 * (1.0 + z / 20.0 * (1.0 + z / 42.0))); }
+  return sinh(x);
+}
 float erf_f(float x) {
   float a = abs(x);
   if (a < 0.5) {
@@ -271,7 +285,7 @@ class Glsl final : public Dialect {
       case UnaryFn::Cos: return f("cos");
       case UnaryFn::Tan: return f("tan");
       case UnaryFn::Tanh: return f("tanh_f");
-      case UnaryFn::Sinh: return f("sinh");
+      case UnaryFn::Sinh: return f("sinh_f");
       case UnaryFn::Cosh: return f("cosh");
       case UnaryFn::Erf: return f("erf_f");
       default: return a;

@@ -82,6 +82,9 @@ class Backend {
   virtual void launch(const Kernel& kernel, const Launch& launch);
   virtual MemoryStats memory_stats() const = 0;
   virtual void reset_peak_memory() = 0;
+  // Device time (from device timestamps) of the work submitted since the last call, in
+  // nanoseconds; -1 where the backend has no timestamps.
+  virtual double take_device_time_ns() { return -1; }
   // Largest grid (workgroups along x) one launch may use.
   virtual uint32_t max_workgroups() const { return 65535; }
 };

@@ -110,6 +110,13 @@ class VulkanBackend final : public Backend {
   }
   MemoryStats memory_stats() const override { return device_mem_.stats(); }
   uint32_t max_workgroups() const override { return ctx_.limits().max_workgroup_count_x; }
+  double take_device_time_ns() override {
+    std::lock_guard lock(mutex_);
+    if (query_pool_ == VK_NULL_HANDLE) return -1;
+    double t = device_ns_;
+    device_ns_ = 0;
+    return t;
+  }
   void reset_peak_memory() override { device_mem_.reset_peak(); }
 
  private:
@@ -133,6 +140,8 @@ class VulkanBackend final : public Backend {
   size_t params_used_ = 0;
   std::vector<Range> pending_reads_, pending_writes_;
   std::vector<Array> keep_alive_;  // buffers bound by recorded launches
+  VkQueryPool query_pool_ = VK_NULL_HANDLE;  // begin/end timestamps of each submission
+  double device_ns_ = 0;
 };
 
 VulkanBackend::VulkanBackend(int index)
@@ -150,6 +159,12 @@ VulkanBackend::VulkanBackend(int index)
   VkFenceCreateInfo fci{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
   check(a.vkCreateFence(ctx_.device(), &fci, nullptr, &fence_), "vkCreateFence");
   params_ = host_mem_.allocate(kParamArenaBytes);
+  if (ctx_.limits().timestamps) {
+    VkQueryPoolCreateInfo qi{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+    qi.queryType = VK_QUERY_TYPE_TIMESTAMP;
+    qi.queryCount = 2;
+    check(a.vkCreateQueryPool(ctx_.device(), &qi, nullptr, &query_pool_), "vkCreateQueryPool");
+  }
 }
 
 Array VulkanBackend::allocate(const TensorType& type) {
@@ -235,6 +250,10 @@ void VulkanBackend::begin_if_needed() {
   check(ctx_.api().vkBeginCommandBuffer(cmd_, &bi), "vkBeginCommandBuffer");
   recording_ = true;
   params_used_ = 0;
+  if (query_pool_ != VK_NULL_HANDLE) {
+    ctx_.api().vkCmdResetQueryPool(cmd_, query_pool_, 0, 2);
+    ctx_.api().vkCmdWriteTimestamp(cmd_, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, query_pool_, 0);
+  }
 }
 
 void VulkanBackend::barrier_if_hazard(const std::vector<Range>& reads,
@@ -310,6 +329,9 @@ void VulkanBackend::submit_and_wait() {
   if (!recording_) return;
   const Api& a = ctx_.api();
   recording_ = false;
+  if (query_pool_ != VK_NULL_HANDLE) {
+    a.vkCmdWriteTimestamp(cmd_, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, query_pool_, 1);
+  }
   check(a.vkEndCommandBuffer(cmd_), "vkEndCommandBuffer");
   VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
   si.commandBufferCount = 1;
@@ -317,6 +339,14 @@ void VulkanBackend::submit_and_wait() {
   check(a.vkQueueSubmit(ctx_.queue(), 1, &si, fence_), "vkQueueSubmit");
   check(a.vkWaitForFences(ctx_.device(), 1, &fence_, VK_TRUE, UINT64_MAX), "vkWaitForFences");
   check(a.vkResetFences(ctx_.device(), 1, &fence_), "vkResetFences");
+  if (query_pool_ != VK_NULL_HANDLE) {
+    uint64_t ts[2] = {0, 0};
+    if (a.vkGetQueryPoolResults(ctx_.device(), query_pool_, 0, 2, sizeof(ts), ts, sizeof(uint64_t),
+                                VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT) == VK_SUCCESS &&
+        ts[1] >= ts[0]) {
+      device_ns_ += static_cast<double>(ts[1] - ts[0]) * ctx_.limits().timestamp_period_ns;
+    }
+  }
   pending_reads_.clear();
   pending_writes_.clear();
   keep_alive_.clear();

@@ -194,6 +194,14 @@ TEST(Activation, SoftmaxDimZero) {
   expect_tensor(activation::softmax(make<2>(xv, Shape{2, 3}), 0), Shape{2, 3}, want, 1e-6);
 }
 
+TEST(Activation, SoftmaxWithInfiniteLogits) {
+  // -inf logits get probability 0 (log probability -inf); the rest share the mass.
+  auto x = vec({-kInf, 0.0, 0.0});
+  expect_tensor(activation::softmax(x, 0), Shape{3}, {0, 0.5, 0.5});
+  expect_tensor(activation::log_softmax(x, 0), Shape{3}, {-kInf, -std::log(2.0), -std::log(2.0)});
+  expect_tensor(activation::softmin(vec({kInf, 1.0}), 0), Shape{2}, {0, 1});
+}
+
 TEST(Activation, Softmin) {
   std::vector<double> xv = {1, 2, 3, -1, 0, 5};
   std::vector<double> neg = map(xv, [](double v) { return -v; });
@@ -410,6 +418,8 @@ TEST(Display, SummarizesAboveThreshold) {
   auto b = Tensor<2, Bool>::from_data(TensorData(bv, Shape{2, 6}), Device::cpu());
   EXPECT_EQ(b.to_string(),
             block("[[true, ..., false],\n   [false, ..., true]]", "[2, 6]", "Bool", "bool"));
+  // An empty tensor.
+  EXPECT_EQ(Tensor<1>::zeros({0}, Device::cpu()).to_string(), block("[]", "[0]", "Float", "f32"));
   // Default threshold (1000): a 1000-element tensor prints whole, 1001 does not.
   set_print_options(PrintOptions{});
   EXPECT_EQ(Tensor<1>::zeros({1000}, Device::cpu()).to_string().find("..."), std::string::npos);
@@ -454,10 +464,22 @@ TEST(Closeness, AssertApproxEqThrows) {
       {"[3]", "[1, 3]"});
   expect_error([&] { a.assert_approx_eq(TensorData(std::vector<float>{1, 2, NAN})); }, {});
   TensorData inf(std::vector<float>{INFINITY});
-  expect_error([&] { inf.assert_approx_eq(TensorData(std::vector<float>{-INFINITY})); }, {});
   expect_error([&] { inf.assert_approx_eq(TensorData(std::vector<float>{3e38f})); }, {});
   expect_error([&] { a.assert_eq(TensorData(std::vector<double>{1, 2, 3})); }, {"f32", "f64"});
   expect_error([&] { a.assert_eq(TensorData(std::vector<float>{1, 2, 3.0000005f})); }, {});
+}
+
+TEST(Closeness, AssertApproxEqInfinitiesMustMatch) {
+  // tensor_data.h: "infinities must match exactly".
+  TensorData inf(std::vector<float>{INFINITY});
+  TensorData neg_inf(std::vector<float>{-INFINITY});
+  // Infinities match only themselves: inf vs -inf is not within any tolerance.
+  expect_error([&] { inf.assert_approx_eq(neg_inf); }, {"assert_approx_eq"});
+  // Nor is a finite value against inf.
+  expect_error([&] { TensorData(std::vector<float>{1.0f}).assert_approx_eq(inf); },
+               {"assert_approx_eq"});
+  // An exact comparison (tolerance 0) gives inf * 0 = NaN as the bound and does throw.
+  expect_error([&] { inf.assert_eq(neg_inf); }, {});
 }
 
 // Splits a report into its lines.

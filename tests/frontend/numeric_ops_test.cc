@@ -2,6 +2,7 @@
 // out by hand or with plain loops, following PyTorch's equivalents.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -168,6 +169,8 @@ TEST(NumericArith, FloatRemSignOfDivisor) {
   expect_tensor(a % b, Shape{5}, {1.5, 0.5, -0.5, -1.5, 0});
   expect_tensor(a.rem_scalar(2.0), Shape{5}, {1.5, 0.5, 1.5, 0.5, 0});
   expect_tensor(a % -2.0, Shape{5}, {-0.5, -1.5, -0.5, -1.5, 0});
+  // torch.remainder(x, 0.) is NaN.
+  expect_tensor(a.rem_scalar(0.0), Shape{5}, {kNaN, kNaN, kNaN, kNaN, kNaN});
 }
 
 TEST(NumericArith, Neg) {
@@ -194,6 +197,9 @@ TEST(NumericArith, Pow) {
   // Integer powers of negative bases are real.
   expect_tensor(x.powi_scalar(3), Shape{4}, {1, 8, 27, -8});
   expect_tensor(x.powi(Tensor<1, Int>::from_ints({0, 2, 1, 3}, cpu)), Shape{4}, {1, 4, 3, -8});
+  // torch.pow: 0^0 = 1, 0^-1 = inf, 1^NaN = 1 (C pow).
+  auto z = Tensor<1>::from_data({0.0, 0.0, 1.0}, cpu);
+  expect_tensor(z.powf(Tensor<1>::from_data({0.0, -1.0, kNaN}, cpu)), Shape{3}, {1, kInf, 1});
   auto xi = Tensor<1, Int>::from_ints({2, 3, -2}, cpu);
   auto yi = xi.powi_scalar(3);
   EXPECT_EQ(yi.dtype(), DType::I32);
@@ -251,8 +257,7 @@ TEST(NumericCompare, AllClose) {
   EXPECT_FALSE(a.all_close(Tensor<1>::from_data({1.001, 100.0, kInf}, cpu)));
   EXPECT_TRUE(a.all_close(Tensor<1>::from_data({1.001, 100.0, kInf}, cpu), 1e-2, 0.0));
   EXPECT_TRUE(a.all_close(Tensor<1>::from_data({1.05, 100.05, kInf}, cpu), 0.0, 0.1));
-  // BUG: inf vs -inf counts as close: |inf - -inf| = inf <= atol + rtol * inf. torch.allclose
-  // (and torch.isclose) treat infinities as close only when they are equal.
+  // torch.allclose (and torch.isclose) treat infinities as close only when they are equal.
   EXPECT_FALSE(a.all_close(Tensor<1>::from_data({1.0, 100.0, -kInf}, cpu)));
   EXPECT_FALSE(Tensor<1>::from_data({1.0}, cpu).all_close(Tensor<1>::from_data({kInf}, cpu)));
   // torch.allclose: NaN is not close to NaN (equal_nan=False).
@@ -296,6 +301,17 @@ TEST(NumericMask, MaskFillAndWhere) {
   auto xi = Tensor<1, Int>::from_ints({1, 2, 3}, cpu);
   expect_tensor(xi.mask_fill(Tensor<1, Bool>::from_bool({false, true, true}, cpu), 0), Shape{3},
                 {1, 0, 0});
+}
+
+TEST(NumericMask, MaskBroadcasts) {
+  Device cpu = Device::cpu();
+  auto x = Tensor<2>::from_data({{1.0, 2.0}, {3.0, 4.0}}, cpu);
+  // A [1, 2] mask applies to every row (torch.masked_fill / torch.where broadcast).
+  auto row_mask = Tensor<2, Bool>::from_bool({{true, false}}, cpu);
+  expect_tensor(x.mask_fill(row_mask, 9.0), Shape{2, 2}, {9, 2, 9, 4});
+  auto row_values = Tensor<2>::from_data({{-1.0, -2.0}}, cpu);
+  auto col_mask = Tensor<2, Bool>::from_bool({{false}, {true}}, cpu);
+  expect_tensor(x.mask_where(col_mask, row_values), Shape{2, 2}, {1, 2, -1, -2});
 }
 
 // ---------------------------------------------------------------- reductions
@@ -349,6 +365,21 @@ TEST(NumericReduce, DimFormsKeepDim) {
   }
   expect_tensor(t.sum_dim(1), Shape{2, 1, 4}, sum);
   expect_tensor(t.max_dim(1), Shape{2, 1, 4}, mx);
+}
+
+TEST(NumericReduce, SumOfManyIsAccurate) {
+  Device cpu = Device::cpu();
+  // 2^20 copies of 0.1f: the exact sum is 2^20 * 0.1f. A naive f32 running sum is off by about
+  // 1%; torch (pairwise summation) is within a few ulps.
+  const int64_t n = int64_t{1} << 20;
+  auto x = Tensor<1>::full({n}, 0.1, cpu);
+  double exact = static_cast<double>(n) * static_cast<double>(0.1f);
+  EXPECT_NEAR(x.sum().into_scalar(), exact, exact * 1e-5);
+  EXPECT_NEAR(x.mean().into_scalar(), static_cast<double>(0.1f), 1e-6);
+  auto y = Tensor<2>::full({2, n / 2}, 0.1, cpu);
+  std::vector<double> rows = y.sum_dim(1).to_data().to_vec<double>();
+  EXPECT_NEAR(rows[0], exact / 2, exact * 1e-5);
+  EXPECT_NEAR(rows[1], exact / 2, exact * 1e-5);
 }
 
 TEST(NumericReduce, MaxAbs) {
@@ -425,12 +456,49 @@ TEST(NumericReduce, NanAndInf) {
   auto z = Tensor<1>::from_data({kNaN, 5.0, -5.0}, cpu);
   expect_tensor(z.max(), Shape{1}, {kNaN});
   expect_tensor(z.min(), Shape{1}, {kNaN});
+  expect_tensor(z.argmax(0), Shape{1}, {0});
+  expect_tensor(z.argmin(0), Shape{1}, {0});
+  auto [zmax, zidx] = Tensor<2>::from_data({{1.0, 7.0, kNaN, 3.0}}, cpu).max_dim_with_indices(1);
+  expect_tensor(zmax, Shape{1, 1}, {kNaN});
+  expect_tensor(zidx, Shape{1, 1}, {2});
   auto w = Tensor<1>::from_data({1.0, kInf, 2.0}, cpu);
   expect_tensor(w.sum(), Shape{1}, {kInf});
   expect_tensor(w.mean(), Shape{1}, {kInf});
   expect_tensor(w.max(), Shape{1}, {kInf});
   expect_tensor(Tensor<1>::from_data({kInf, -kInf}, cpu).sum(), Shape{1}, {kNaN});
   expect_tensor(Tensor<1>::from_data({-kInf, 0.0}, cpu).min(), Shape{1}, {-kInf});
+}
+
+// ---------------------------------------------------------------- non-contiguous inputs
+
+TEST(NumericViews, OpsOnTransposedSlicedExpandedInputs) {
+  Device cpu = Device::cpu();
+  auto x = Tensor<2>::from_data({{1.0, 5.0, 2.0}, {4.0, 0.0, 6.0}}, cpu);
+  auto xt = x.transpose();  // [[1, 4], [5, 0], [2, 6]]
+  expect_tensor(xt.sum_dim(1), Shape{3, 1}, {5, 5, 8});
+  expect_tensor(xt.sum_dim(0), Shape{1, 2}, {8, 10});
+  expect_tensor(xt.argmax(1), Shape{3, 1}, {1, 0, 1});
+  expect_tensor(xt.argmin(0), Shape{1, 2}, {0, 1});
+  expect_tensor(xt.sort(0), Shape{3, 2}, {1, 0, 2, 4, 5, 6});
+  expect_tensor(xt.argsort(0), Shape{3, 2}, {0, 1, 2, 0, 1, 2});
+  expect_tensor(xt * Tensor<2>::from_data({{10.0}, {20.0}, {30.0}}, cpu), Shape{3, 2},
+                {10, 40, 100, 0, 60, 180});
+  expect_tensor(xt + xt, Shape{3, 2}, {2, 8, 10, 0, 4, 12});
+  expect_tensor(xt.gather(1, Tensor<2, Int>::from_ints({{1}, {0}, {1}}, cpu)), Shape{3, 1},
+                {4, 5, 6});
+  expect_tensor(xt.int_(), Shape{3, 2}, {1, 4, 5, 0, 2, 6});
+  expect_tensor(xt.tril(0), Shape{3, 2}, {1, 0, 5, 0, 2, 6});
+  expect_tensor(xt.mean(), Shape{1}, {3});
+  auto sl = x.slice({Range::all(), Range(1, 3)});  // [[5, 2], [0, 6]]
+  expect_tensor(sl.max_dim(1), Shape{2, 1}, {5, 6});
+  expect_tensor(sl - 1.0, Shape{2, 2}, {4, 1, -1, 5});
+  auto fl = x.flip({1});  // [[2, 5, 1], [6, 0, 4]]
+  expect_tensor(fl.argsort(1), Shape{2, 3}, {2, 0, 1, 1, 2, 0});
+  expect_tensor(fl.max_dim(0), Shape{1, 3}, {6, 5, 4});
+  auto ex = Tensor<2>::from_data({{1.0, 2.0}}, cpu).expand({3, 2});
+  expect_tensor(ex.sum_dim(0), Shape{1, 2}, {3, 6});
+  expect_tensor(ex * xt, Shape{3, 2}, {1, 8, 5, 0, 2, 12});
+  expect_tensor(ex.sort_descending(1), Shape{3, 2}, {2, 1, 2, 1, 2, 1});
 }
 
 // ---------------------------------------------------------------- sorting
@@ -448,6 +516,36 @@ TEST(NumericSort, SortAndArgsortStable) {
   auto [vd, id] = x.sort_descending_with_indices(0);
   expect_tensor(vd, Shape{5}, {3, 3, 2, 1, 1});
   expect_tensor(id, Shape{5}, {0, 4, 2, 1, 3});
+}
+
+TEST(NumericSort, StableOnLongRowsWithTies) {
+  Device cpu = Device::cpu();
+  // 200 values with many ties; the reference is std::stable_sort of the positions.
+  const int n = 200;
+  std::vector<float> v(n);
+  for (int i = 0; i < n; ++i) v[i] = static_cast<float>((i * 37) % 5) - 2.0f;
+  std::vector<int> asc(n), desc(n);
+  for (int i = 0; i < n; ++i) asc[i] = desc[i] = i;
+  std::stable_sort(asc.begin(), asc.end(), [&](int a, int b) { return v[a] < v[b]; });
+  std::stable_sort(desc.begin(), desc.end(), [&](int a, int b) { return v[a] > v[b]; });
+  auto x = Tensor<2>::from_data(TensorData(v, Shape{1, n}), cpu);
+  auto [sv, si] = x.sort_with_indices(1);
+  auto [dv, di] = x.sort_descending_with_indices(1);
+  std::vector<double> want_sv, want_si, want_dv, want_di;
+  for (int i = 0; i < n; ++i) {
+    want_sv.push_back(v[asc[i]]);
+    want_si.push_back(asc[i]);
+    want_dv.push_back(v[desc[i]]);
+    want_di.push_back(desc[i]);
+  }
+  expect_tensor(sv, Shape{1, n}, want_sv, 0);
+  expect_tensor(si, Shape{1, n}, want_si, 0);
+  expect_tensor(dv, Shape{1, n}, want_dv, 0);
+  expect_tensor(di, Shape{1, n}, want_di, 0);
+  // The same along dim 0 of the transposed layout.
+  auto xt = Tensor<2>::from_data(TensorData(v, Shape{n, 1}), cpu);
+  expect_tensor(xt.argsort(0), Shape{n, 1}, want_si, 0);
+  expect_tensor(xt.argsort_descending(0), Shape{n, 1}, want_di, 0);
 }
 
 TEST(NumericSort, AlongDims) {
@@ -476,6 +574,11 @@ TEST(NumericSort, NanSortsLastAscending) {
   auto [vd, id] = x.sort_descending_with_indices(0);
   expect_tensor(vd, Shape{4}, {kNaN, 3, 1, -kInf});
   expect_tensor(id, Shape{4}, {1, 0, 2, 3});
+  // torch.topk treats NaN as the largest value.
+  auto [tv, ti] = x.topk_with_indices(2, 0);
+  expect_tensor(tv, Shape{2}, {kNaN, 3});
+  expect_tensor(ti, Shape{2}, {1, 0});
+  expect_tensor(x.argsort(0), Shape{4}, {3, 2, 0, 1});
 }
 
 TEST(NumericSort, Topk) {
@@ -506,6 +609,8 @@ TEST(NumericIndex, Gather) {
                 {3, 2, 3, 4});
   // The index may be smaller than the input along the gathered dim.
   expect_tensor(x.gather(1, Tensor<2, Int>::from_ints({{1}, {0}}, cpu)), Shape{2, 1}, {2, 3});
+  expect_tensor(x.gather(-1, Tensor<2, Int>::from_ints({{1, 1}, {0, 1}}, cpu)), Shape{2, 2},
+                {2, 2, 3, 4});
   auto xi = Tensor<1, Int>::from_ints({10, 20, 30}, cpu);
   expect_tensor(xi.gather(0, Tensor<1, Int>::from_ints({2, 2, 0, 1}, cpu)), Shape{4},
                 {30, 30, 10, 20});

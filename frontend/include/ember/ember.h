@@ -16,6 +16,15 @@
 
 namespace ember {
 
+// Scoped switch between fused kernels and one kernel per primitive (EMBER_FUSION=0 globally).
+class FusionGuard {
+ public:
+  explicit FusionGuard(bool enabled);
+  ~FusionGuard();
+  FusionGuard(const FusionGuard&) = delete;
+  FusionGuard& operator=(const FusionGuard&) = delete;
+};
+
 // Prints a closeness report of two tensors for a range of tolerances (see print.h).
 template <int D, class K>
 std::string check_closeness(const Tensor<D, K>& a, const Tensor<D, K>& b) {

@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""PyTorch reference figures for the workloads of ../shared/BENCHMARKS.md.
+
+Runs each workload in eager mode and (unless --no-compile) under torch.compile on the current
+CUDA device, timing with CUDA events after warm-up, and prints one JSON object:
+{"device": ..., "torch": ..., "results": [{"name", "mode", "median_ms", "gbps"|"tflops"}]}.
+The Ember report joins on "name".
+"""
+import argparse
+import json
+import math
+import statistics
+import sys
+
+import torch
+
+
+def timed(fn, iters, warmup=3):
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(iters):
+        start = torch.cuda.Event(enable_timing=True)
+        end = torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end))
+    return statistics.median(times)
+
+
+def workloads(dev):
+    g = torch.Generator(device=dev).manual_seed(0)
+
+    def rand(*shape, dtype=torch.float32):
+        return torch.rand(*shape, generator=g, device=dev, dtype=dtype) * 2 - 1
+
+    n64 = 1 << 26
+    x64 = rand(n64)
+    src = rand(1 << 28)
+    dst = torch.empty_like(src)
+    rows, cols = 16384, 4096
+    xm = rand(rows, cols)
+    w, b = rand(1, cols), rand(1, cols)
+    p, grad, m, v = rand(n64), rand(n64), rand(n64), rand(n64).abs()
+
+    def gelu(x):
+        return x * (torch.erf(x / math.sqrt(2.0)) + 1) / 2
+
+    def layernorm(x):
+        mean = x.mean(dim=1, keepdim=True)
+        c = x - mean
+        var = (c * c).mean(dim=1, keepdim=True)
+        return c / torch.sqrt(var + 1e-5) * w + b
+
+    def softmax(x):
+        e = torch.exp(x - x.max(dim=1, keepdim=True).values)
+        return e / e.sum(dim=1, keepdim=True)
+
+    def adam(p, grad, m, v):
+        m2 = m * 0.9 + grad * 0.1
+        v2 = v * 0.999 + grad * grad * 0.001
+        p2 = p - (m2 / 0.1) * 1e-3 / (torch.sqrt(v2 / 0.001) + 1e-8)
+        return p2, m2, v2
+
+    a32, b32 = rand(4096, 4096), rand(4096, 4096)
+    a16, b16 = rand(8192, 8192, dtype=torch.bfloat16), rand(8192, 8192, dtype=torch.bfloat16)
+    c1k = rand(1024)
+
+    def chain(x):
+        for _ in range(100):
+            x = x * 1.0001 + 0.0001
+        return x
+
+    return [
+        ("copy_1GiB", lambda: dst.copy_(src), None, 8.0 * (1 << 28), 0),
+        ("gelu_64M", lambda: gelu(x64), gelu, 8.0 * n64, 0),
+        ("layernorm_16384x4096", lambda: layernorm(xm), layernorm, 8.0 * rows * cols, 0),
+        ("softmax_16384x4096", lambda: softmax(xm), softmax, 8.0 * rows * cols, 0),
+        ("adam_64M", lambda: adam(p, grad, m, v), adam, 28.0 * n64, 0),
+        ("matmul_4096_f32", lambda: a32 @ b32, None, 0, 2.0 * 4096 ** 3),
+        ("matmul_8192_bf16", lambda: a16 @ b16, None, 0, 2.0 * 8192 ** 3),
+        ("chain100_1K", lambda: chain(c1k), chain, 0, 0),
+    ], {"gelu": (x64,), "layernorm": (xm,), "softmax": (xm,), "adam": (p, grad, m, v),
+        "chain": (c1k,)}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--iters", type=int, default=20)
+    ap.add_argument("--no-compile", action="store_true")
+    args = ap.parse_args()
+    if not torch.cuda.is_available():
+        print(json.dumps({"error": "no CUDA device"}))
+        return 1
+    dev = torch.device("cuda")
+    torch.backends.cuda.matmul.allow_tf32 = False
+    work, inputs = workloads(dev)
+    results = []
+    for name, eager, fn, nbytes, flops in work:
+        modes = [("eager", eager)]
+        if fn is not None and not args.no_compile:
+            compiled = torch.compile(fn)
+            key = fn.__name__
+            modes.append(("compile", lambda c=compiled, a=inputs[key]: c(*a)))
+        for mode, f in modes:
+            try:
+                ms = timed(f, args.iters)
+            except Exception as e:  # report, keep going
+                results.append({"name": name, "mode": mode, "error": str(e)[:200]})
+                continue
+            r = {"name": name, "mode": mode, "median_ms": ms}
+            if nbytes:
+                r["gbps"] = nbytes / (ms / 1e3) / 1e9
+            if flops:
+                r["tflops"] = flops / (ms / 1e3) / 1e12
+            results.append(r)
+            print(json.dumps(r), file=sys.stderr)
+    print(json.dumps({"device": torch.cuda.get_device_name(), "torch": torch.__version__,
+                      "results": results}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

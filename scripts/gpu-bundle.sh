@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Builds a portable bundle for the GPU machine (Ubuntu 24.04, NVIDIA driver, no Debian packages)
+# into gpu-bundle/: binaries with libstdc++/libgcc linked statically and shaderc statically,
+# the Debian-only shared libraries (Abseil, Google Benchmark) beside them, and the Vulkan loader
+# packages in .gl/. Then run on the device machine, carrying gpu-bundle and .gl:
+#     bash scripts/gpu-run.sh            (results land in $OUT)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_EXE_LINKER_FLAGS="-static-libstdc++ -static-libgcc" > /dev/null
+targets=(jit_tests runtime_tests ember_bench tensor_basics)
+cmake --build build-gpu -j "$(nproc)" --target "${targets[@]}"
+rm -rf gpu-bundle && mkdir -p gpu-bundle/bin gpu-bundle/lib
+cp build-gpu/tests/jit_tests build-gpu/tests/runtime_tests build-gpu/bench/ember_bench \
+  build-gpu/examples/tensor_basics gpu-bundle/bin/
+strip gpu-bundle/bin/*
+# Shared libraries the device machine lacks: everything outside glibc and the loader.
+for bin in gpu-bundle/bin/*; do
+  ldd "$bin" | awk '/=>/ {print $3}' | grep -vE 'libc\.so|libm\.so|libpthread|libdl\.so|librt\.so|ld-linux' || true
+done | sort -u | while read -r lib; do cp -L "$lib" gpu-bundle/lib/; done
+# The Vulkan loader (the device README's recipe), fetched once.
+if ! ls .gl/libvulkan1_*.deb > /dev/null 2>&1; then
+  grep -qx '/.gl/' .git/info/exclude 2>/dev/null || echo /.gl/ >> .git/info/exclude
+  mkdir -p .gl /tmp/amd64/partial
+  o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64'
+  apt-get $o update > /dev/null
+  (cd .gl && apt-get $o download libvulkan1 > /dev/null)
+fi
+du -sh gpu-bundle .gl

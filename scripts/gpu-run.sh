@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine (see scripts/gpu-bundle.sh): the Vulkan test suites on the NVIDIA
+# driver, then the benchmark workloads, then PyTorch's figures for the same workloads.
+# Everything is written to $OUT (or ./gpu-out).
+set -u
+out=${OUT:-gpu-out}
+mkdir -p "$out"
+for f in .gl/*.deb; do dpkg -x "$f" /; done
+ldconfig
+export LD_LIBRARY_PATH=$PWD/gpu-bundle/lib
+for icd in /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json /usr/share/vulkan/icd.d/nvidia_icd.json \
+           /etc/vulkan/icd.d/nvidia_icd.json; do
+  [ -f "$icd" ] && export VK_DRIVER_FILES=$icd && break
+done
+export EMBER_DEVICE=vulkan EMBER_BENCH_GPU=1 EMBER_CACHE_DIR=/tmp/ember-cache
+nvidia-smi -L | tee "$out/device.txt"
+bin=gpu-bundle/bin
+$bin/tensor_basics > "$out/tensor_basics.txt" 2>&1; echo "tensor_basics exit $?" | tee -a "$out/summary.txt"
+$bin/jit_tests --gtest_brief=1 ${EMBER_GPU_TEST_FILTER:+--gtest_filter=$EMBER_GPU_TEST_FILTER} \
+  > "$out/jit_tests.txt" 2>&1
+echo "jit_tests exit $?" | tee -a "$out/summary.txt"
+tail -5 "$out/jit_tests.txt"
+$bin/ember_bench --benchmark_min_time=${EMBER_BENCH_MIN_TIME:-0.2} \
+  ${EMBER_BENCH_FILTER:+--benchmark_filter=$EMBER_BENCH_FILTER} \
+  --benchmark_out="$out/ember_bench.json" --benchmark_out_format=json 2>&1 | tee "$out/ember_bench.txt"
+if [ -f bench/torch_reference.py ] && command -v python3 > /dev/null; then
+  PYTHONUNBUFFERED=1 python3 bench/torch_reference.py > "$out/torch.json" 2> "$out/torch.err"
+  echo "torch_reference exit $?" | tee -a "$out/summary.txt"
+  cat "$out/torch.json"
+fi
