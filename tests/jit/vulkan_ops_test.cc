@@ -1401,6 +1401,86 @@ TEST(VulkanOps, LargerShapes) {
   });
 }
 
+TEST(VulkanOps, IndexingAndSortingOnViews) {
+  EMBER_REQUIRE_VULKAN();
+  check("gather/scatter/select/sort/topk on non-contiguous views", [](const Device& dev) -> Outs {
+    auto x = uni<3>({4, 5, 6}, 271, dev);
+    auto xt = x.permute({2, 0, 1});  // [6, 4, 5]
+    auto idx = randint<3>({6, 4, 3}, 272, 0, 4, dev);
+    auto idx_e = randint<3>({1, 4, 5}, 273, 0, 5, dev).expand({6, 4, 5});
+    auto sidx = randint<3>({6, 2, 5}, 274, 0, 3, dev);
+    auto svals = uni<3>({6, 2, 5}, 275, dev);
+    auto i3 = Tensor<1, Int>::from_ints({3, 1, 1}, dev);
+    auto [tv, ti] = x.flip({2}).topk_with_indices(2, 2);
+    auto mask = x.transpose().greater_elem(1.0);
+    return {xt.gather(2, idx).raw(),
+            xt.gather(0, idx_e).raw(),
+            xt.scatter(1, sidx, svals).raw(),
+            xt.scatter(1, sidx.flip({0}), svals.flip({2})).raw(),
+            x.flip({0}).select(0, i3).raw(),
+            x.transpose()
+                .select_assign(1, Tensor<1, Int>::from_ints({0, 5, 5}, dev),
+                               uni<3>({4, 3, 5}, 276, dev))
+                .raw(),
+            xt.sort(1).raw(),
+            xt.argsort_descending(2).raw(),
+            tv.raw(),
+            ti.raw(),
+            mask.argwhere().raw(),
+            x.argmax(2).flip({1}).one_hot(6).raw()};
+  });
+}
+
+TEST(VulkanOps, MoreDtypesAndReductions) {
+  EMBER_REQUIRE_VULKAN();
+  check("long inner dim matmul", [](const Device& dev) -> Outs {
+    auto a = uni<2>({2, 1500}, 281, dev);
+    auto b = uni<2>({1500, 2}, 282, dev);
+    return {a.matmul(b).raw(), a.matmul(a.transpose()).raw()};
+  });
+  check(
+      "f16/bf16 reductions and sorting",
+      [](const Device& dev) -> Outs {
+        auto h = uni_as<2>(DType::F16, {4, 300}, 283, dev, -1.0, 1.0);
+        auto bf = uni_as<2>(DType::BF16, {4, 50}, 284, dev, -1.0, 1.0);
+        auto p = uni_as<2>(DType::F16, {3, 10}, 285, dev, 0.8, 1.2);
+        return {h.sum_dim(1).raw(),  h.mean().raw(),      h.max().raw(),
+                h.argmin(1).raw(),   p.prod_dim(1).raw(), bf.sort(1).raw(),
+                bf.argsort(1).raw(), bf.sum_dim(0).raw(), h.clamp(-0.5, 0.5).raw(),
+                (h * 1000.0).raw()};
+      },
+      1e-2, 1e-2);
+  check("i64 and u8 reductions and matmul", [](const Device& dev) -> Outs {
+    auto w = randint64<2>({3, 7}, 286, -(int64_t{1} << 40), int64_t{1} << 40, dev);
+    auto u = randint<2>({3, 7}, 287, 0, 255, dev).cast(DType::U8);
+    auto wi = randint64<2>({7, 2}, 288, -1000, 1000, dev);
+    return {w.sum().raw(),      w.sum_dim(1).raw(),
+            w.max_dim(0).raw(), w.min().raw(),
+            w.argmin(1).raw(),  u.max().raw(),
+            u.min_dim(1).raw(), u.argmax(1).raw(),
+            u.sum_dim(0).raw(), wi.transpose().matmul(wi).raw(),
+            w.sort(1).raw()};
+  });
+  check("reductions over size-1 dims and permuted views", [](const Device& dev) -> Outs {
+    auto x = uni<4>({3, 1, 4, 5}, 289, dev);
+    auto p = x.permute({3, 1, 0, 2});  // [5, 1, 3, 4]
+    return {x.sum_dim(1).raw(), x.max_dim(1).raw(),  x.argmax(1).raw(),
+            p.sum_dim(0).raw(), p.mean_dim(3).raw(), p.min_dim(2).raw(),
+            p.argmin(0).raw(),  p.var(3).raw(),      p.prod_dim(1).raw()};
+  });
+  check("materialized intermediates feeding later work", [](const Device& dev) -> Outs {
+    auto x = uni<2>({6, 9}, 290, dev);
+    auto a = x * 2.0 + 1.0;
+    TensorData read = a.to_data();  // materializes `a` in the middle of the program
+    auto b = a.exp() + a;
+    auto c = Tensor<2>::from_data(read, dev) - a;  // exactly zero on both devices
+    auto d = b.sum_dim(1);
+    (void)d.to_data();
+    auto e = (b / d).transpose();
+    return {a.raw(), b.raw(), c.raw(), d.raw(), e.raw(), (e.matmul(b) + 1.0).raw()};
+  });
+}
+
 // ================================================================ information, data, printing
 
 TEST(VulkanOps, InformationAndPrinting) {
@@ -1518,6 +1598,21 @@ TEST(VulkanOps, GatherNegativeAndComputedIndexThrows) {
     auto sel = x.select(0, Tensor<1, Int>::from_ints({2, 5}, dev));
     expect_error([&] { sel.sum().to_data(); }, {"index 5", "out of range"});
     expect_values("a good select", x.select(0, Tensor<1, Int>::from_ints({2, 0}, dev)), {3, 1});
+  });
+}
+
+TEST(VulkanOps, ScatterAndSelectAssignOutOfRangeThrow) {
+  EMBER_REQUIRE_VULKAN();
+  Device dev = Device::vulkan(0);
+  fused_and_unfused([&] {
+    auto x = Tensor<2>::zeros({2, 3}, dev);
+    auto v = Tensor<2>::ones({2, 2}, dev);
+    auto bad = x.scatter(1, Tensor<2, Int>::from_ints({{0, 3}, {1, 1}}, dev), v);
+    expect_error([&] { bad.to_data(); }, {"index 3", "out of range"});
+    auto bad2 =
+        x.select_assign(0, Tensor<1, Int>::from_ints({0, -2}, dev), Tensor<2>::ones({2, 3}, dev));
+    expect_error([&] { (bad2 * 2.0).to_data(); }, {"index -2", "out of range"});
+    expect_values("x + 1 after the failures", x + 1.0, {1, 1, 1, 1, 1, 1});
   });
 }
 
