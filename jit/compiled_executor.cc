@@ -16,7 +16,8 @@
 namespace ember::jit {
 namespace {
 
-std::string error_message(const ir::Graph& g, const ErrorSite& site, uint32_t value,
+// `details`: whether value and limit belong to this site (only the first failure records them).
+std::string error_message(const ir::Graph& g, const ErrorSite& site, bool details, uint32_t value,
                           uint32_t limit) {
   const ir::Node& n = g.node(site.node);
   if (site.kind == ErrorKind::DivisionByZero) {
@@ -25,9 +26,26 @@ std::string error_message(const ir::Graph& g, const ErrorSite& site, uint32_t va
   }
   const char* op = n.op == ir::OpKind::Gather ? "gather" : "scatter";
   ir::ValueId target = n.inputs[0];
-  return labelled_error(
-      n, absl::StrCat(op, ": index ", static_cast<int32_t>(value), " out of range for dim ",
-                      site.axis, " of size ", limit, " (tensor ", g.type(target).to_string(), ")"));
+  std::string what = details ? absl::StrCat("index ", static_cast<int32_t>(value)) : "an index";
+  std::string size = details ? absl::StrCat(" of size ", limit) : "";
+  return labelled_error(n, absl::StrCat(op, ": ", what, " out of range for dim ", site.axis, size,
+                                        " (tensor ", g.type(target).to_string(), ")"));
+}
+
+// Whether `v` is computed from `node` (or is it).
+bool depends_on(const ir::Graph& g, ir::ValueId v, ir::ValueId node) {
+  if (v < node) return false;
+  std::vector<ir::ValueId> stack{v};
+  std::vector<char> seen(g.size(), 0);
+  while (!stack.empty()) {
+    ir::ValueId u = stack.back();
+    stack.pop_back();
+    if (u == node) return true;
+    if (u < node || seen[u]) continue;
+    seen[u] = 1;
+    for (ir::ValueId in : g.node(u).inputs) stack.push_back(in);
+  }
+  return false;
 }
 
 uint32_t groups_for(const LoweredKernel& lk, uint32_t max_groups) {
@@ -66,8 +84,9 @@ std::vector<Outcome> execute_compiled(const ir::Graph& g, const std::vector<ir::
     l.params = lk.params;
     runtime::Array errors;
     if (lk.desc.uses_errors) {
-      uint32_t zeros[4] = {0, 0, 0, 0};
-      errors = backend.upload({DType::I32, Shape{4}}, zeros);
+      int64_t words = 3 + (static_cast<int64_t>(lk.error_sites.size()) + 31) / 32;
+      std::vector<uint32_t> zeros(static_cast<size_t>(words), 0);
+      errors = backend.upload({DType::I32, Shape{words}}, zeros.data());
       l.buffers.push_back(errors);
       l.writes.push_back(true);
     }
@@ -85,17 +104,30 @@ std::vector<Outcome> execute_compiled(const ir::Graph& g, const std::vector<ir::
   std::vector<std::string> failed(g.size());
   for (size_t k = 0; k < launched.size(); ++k) {
     const Launched& L = launched[k];
-    std::string err;
+    // An input that failed upstream fails every output of this kernel.
+    std::string upstream;
+    for (size_t i = 0; i < L.lk.bindings.size() && upstream.empty(); ++i) {
+      if (!L.lk.writes[i] && !failed[L.lk.bindings[i]].empty()) upstream = failed[L.lk.bindings[i]];
+    }
+    std::vector<uint32_t> words;
     if (L.lk.desc.uses_errors) {
-      uint32_t words[4];
-      backend.download(L.errors, words);
-      if (words[0] != 0) err = error_message(g, L.lk.error_sites[words[0] - 1], words[1], words[2]);
+      words.resize(static_cast<size_t>(L.errors.type.shape.numel()));
+      backend.download(L.errors, words.data());
     }
-    for (size_t i = 0; i < L.lk.bindings.size() && err.empty(); ++i) {
-      if (!L.lk.writes[i] && !failed[L.lk.bindings[i]].empty()) err = failed[L.lk.bindings[i]];
+    for (ir::ValueId o : plan.kernels[k].outputs) {
+      if (!upstream.empty()) {
+        failed[o] = upstream;
+        continue;
+      }
+      // A failed check fails only the outputs computed from the op that failed it.
+      for (size_t s = 0; s < L.lk.error_sites.size() && !words.empty(); ++s) {
+        bool fired = (words[3 + s / 32] >> (s % 32)) & 1u;
+        if (!fired || !depends_on(g, o, L.lk.error_sites[s].node)) continue;
+        bool first = words[0] == s + 1;
+        failed[o] = error_message(g, L.lk.error_sites[s], first, words[1], words[2]);
+        break;
+      }
     }
-    if (err.empty()) continue;
-    for (ir::ValueId o : plan.kernels[k].outputs) failed[o] = err;
   }
   std::vector<Outcome> out(outputs.size());
   for (size_t i = 0; i < outputs.size(); ++i) {

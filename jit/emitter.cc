@@ -442,25 +442,29 @@ int Emitter::concat(const ir::Node& n, ValueId v, Index& idx) {
   int axis = n.get<ir::AxisAttrs>().axis;
   std::string key = absl::StrCat("%", v);
   int a = dim(idx, axis);
-  int result = -1;
-  int64_t start = 0;
-  // Parts from last to first, so the first part whose range holds `a` wins.
+  // Non-empty parts with their first index along the axis.
   std::vector<std::pair<int64_t, ValueId>> parts;
+  int64_t start = 0;
   for (ValueId in : n.inputs) {
-    parts.push_back({start, in});
+    if (g_.type(in).shape[axis] > 0) parts.push_back({start, in});
     start += g_.type(in).shape[axis];
   }
-  for (auto it = parts.rbegin(); it != parts.rend(); ++it) {
-    auto [first, in] = *it;
+  auto part_value = [&](int64_t first, ValueId in) {
     const Shape& s = g_.type(in).shape;
-    if (s[axis] == 0) continue;
     Index in_idx{s, std::vector<int>(s.rank(), -1), -1};
     for (int d = 0; d < s.rank(); ++d) in_idx.dims[d] = dim(idx, d);
     int begin = param_u(absl::StrCat(key, ":begin", first), static_cast<uint32_t>(first));
     int last = param_u(absl::StrCat(key, ":last", first), static_cast<uint32_t>(s[axis] - 1));
-    in_idx.dims[axis] = umin(bin(BinaryFn::Sub, a, begin), last);
-    int x = value(in, in_idx);
-    result = result < 0 ? x : select(bin(BinaryFn::Lt, a, begin), result, x);
+    in_idx.dims[axis] = umin(bin(BinaryFn::Sub, a, begin), last);  // clamped: always in range
+    return value(in, in_idx);
+  };
+  // From the last part back: part i holds `a` when a < the start of part i + 1.
+  int result = part_value(parts.back().first, parts.back().second);
+  for (int i = static_cast<int>(parts.size()) - 2; i >= 0; --i) {
+    int x = part_value(parts[i].first, parts[i].second);
+    int next = param_u(absl::StrCat(key, ":begin", parts[i + 1].first),
+                       static_cast<uint32_t>(parts[i + 1].first));
+    result = select(bin(BinaryFn::Lt, a, next), x, result);
   }
   return result;
 }

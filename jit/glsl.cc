@@ -27,9 +27,14 @@ std::string storage_type(DType t) {
 
 // Helpers for each arithmetic type a kernel uses; "T" is replaced by the type name.
 constexpr const char* kFloatHelpers = R"(
-T frem_T(T a, T b) { return a - b * floor(a / b); }
+T frem_T(T a, T b) {
+  // fmod, then the sign of the divisor (PyTorch's remainder); an infinite divisor leaves a.
+  T r = (isinf(b) && !isinf(a)) ? a : a - b * trunc(a / b);
+  return (r != T(0) && ((r < T(0)) != (b < T(0)))) ? r + b : r;
+}
 T fpow_T(T a, T b) {
-  if (b == T(0)) return T(1);
+  if (b == T(0) || a == T(1)) return T(1);
+  if (a == T(-1) && isinf(b)) return T(1);
   if (a == T(0)) return b > T(0) ? T(0) : T(1) / T(0);
   if (a > T(0)) return T(pow(float(a), float(b)));
   if (floor(b) != b) return T(0) / T(0);
@@ -260,7 +265,10 @@ class Glsl final : public Dialect {
 
   std::string error(const Stmt& s, const std::string& value,
                     const std::string& limit) const override {
-    return absl::StrCat("if (atomicCompSwap(E[0], 0u, ", s.code, "u) == 0u) { E[1] = ", value,
+    // E[0..2]: the first failure's site, value and bound; E[3...]: a bit per site that failed.
+    int bit = s.code - 1;
+    return absl::StrCat("atomicOr(E[", 3 + bit / 32, "], ", 1u << (bit % 32),
+                        "u); if (atomicCompSwap(E[0], 0u, ", s.code, "u) == 0u) { E[1] = ", value,
                         "; E[2] = ", limit, "; }");
   }
 

@@ -18,12 +18,14 @@ strip gpu-bundle/bin/*
 for bin in gpu-bundle/bin/*; do
   ldd "$bin" | awk '/=>/ {print $3}' | grep -vE 'libc\.so|libm\.so|libpthread|libdl\.so|librt\.so|ld-linux' || true
 done | sort -u | while read -r lib; do cp -L "$lib" gpu-bundle/lib/; done
-# The Vulkan loader (the device README's recipe), fetched once.
-if ! ls .gl/libvulkan1_*.deb > /dev/null 2>&1; then
+# The Vulkan loader and the GL dispatch libraries NVIDIA's Vulkan driver loads through
+# (the device README's recipe), fetched once.
+if ! ls .gl/libglvnd0_*.deb > /dev/null 2>&1; then
   grep -qx '/.gl/' .git/info/exclude 2>/dev/null || echo /.gl/ >> .git/info/exclude
   mkdir -p .gl /tmp/amd64/partial
   o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64'
   apt-get $o update > /dev/null
-  (cd .gl && apt-get $o download libvulkan1 > /dev/null)
+  (cd .gl && apt-get $o download libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 \
+    libgles2 > /dev/null)
 fi
 du -sh gpu-bundle .gl

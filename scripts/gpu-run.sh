@@ -7,7 +7,9 @@ out=${OUT:-gpu-out}
 mkdir -p "$out"
 for f in .gl/*.deb; do dpkg -x "$f" /; done
 ldconfig
-export LD_LIBRARY_PATH=$PWD/gpu-bundle/lib
+# Keep the machine's own library path: the NVIDIA driver's libraries live there.
+export LD_LIBRARY_PATH=$PWD/gpu-bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+[ -d /usr/local/nvidia/lib64 ] && LD_LIBRARY_PATH=$LD_LIBRARY_PATH:/usr/local/nvidia/lib64
 for icd in /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json /usr/share/vulkan/icd.d/nvidia_icd.json \
            /etc/vulkan/icd.d/nvidia_icd.json; do
   [ -f "$icd" ] && export VK_DRIVER_FILES=$icd && break
