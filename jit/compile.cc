@@ -25,7 +25,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // Bumped whenever rendering or compile options change, so stale binaries are never reused.
-constexpr uint32_t kCacheFormat = 1;
+constexpr uint32_t kCacheFormat = 2;
 constexpr uint32_t kMagic = 0x4b424d45;  // "EMBK"
 
 std::string compiler_id() {
@@ -135,7 +135,8 @@ std::shared_ptr<runtime::Kernel> get_kernel(const KernelDesc& desc, runtime::Bac
   if (dump_enabled("kernels")) dump("kernels", file + ".comp", source);
   fs::path entry = fs::path(cache_dir()) / "spirv" / (hex(h) + ".spv");
   runtime::KernelBinary bin{desc.name, {}, static_cast<int>(desc.buffers.size()) + desc.uses_errors,
-                            desc.workgroup_size};
+                            desc.workgroup_size,
+                            desc.push_params() ? std::max(1, desc.num_params) : 0};
   if (read_entry(entry, bin.spirv)) {
     counters().cache_hits.fetch_add(1, std::memory_order_relaxed);
   } else {

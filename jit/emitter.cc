@@ -110,10 +110,11 @@ void Emitter::assign(int var_id, int value) {
   push_stmt(s);
 }
 
-int Emitter::begin_for(SOp kind, int count) {
+int Emitter::begin_for(SOp kind, int count, int unroll) {
   int id = k_.num_vars++;
   Stmt s{kind, count};
   s.var = id;
+  s.code = unroll;
   push_stmt(s);
   memo_.emplace_back();
   return var(id, CType::Uint);

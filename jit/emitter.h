@@ -65,7 +65,9 @@ class Emitter {
   // ---- statements
   int new_var(CType t, int init);
   void assign(int var_id, int value);
-  int begin_for(SOp kind, int count);  // returns the loop variable's expression
+  // Returns the loop variable's expression. ForGrid may process `unroll` elements per thread per
+  // step (independent loads in flight).
+  int begin_for(SOp kind, int count, int unroll = 1);
   void begin_if(int cond);
   void end();
   void store(ir::ValueId v, int index, int value);

@@ -1,5 +1,6 @@
 #include "jit/glsl.h"
 
+#include <algorithm>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -133,9 +134,15 @@ class Glsl final : public Dialect {
         "#extension GL_EXT_shader_explicit_arithmetic_types : require\n"
         "#extension GL_EXT_shader_16bit_storage : require\n"
         "#extension GL_EXT_shader_8bit_storage : require\n"
+        "#extension GL_EXT_control_flow_attributes : require\n"
         "// ember kernel: " + k.name + "\n"
-        "layout(local_size_x_id = 0) in;\n"
-        "layout(std430, set = 0, binding = 0) readonly buffer Params { uint P[]; };\n";
+        "layout(local_size_x_id = 0) in;\n";
+    if (k.push_params()) {
+      absl::StrAppend(&s, "layout(push_constant) uniform Params { uint P[", std::max(1, k.num_params),
+                      "]; };\n");
+    } else {
+      s += "layout(std430, set = 0, binding = 0) readonly buffer Params { uint P[]; };\n";
+    }
     for (size_t i = 0; i < k.buffers.size(); ++i) {
       absl::StrAppend(&s, "layout(std430, set = 0, binding = ", i + 1, ") ",
                       k.buffers[i].written ? "" : "readonly ", "buffer B", i, " { ",
@@ -192,6 +199,7 @@ class Glsl final : public Dialect {
   std::string global_id() const override { return "gl_GlobalInvocationID.x"; }
   std::string grid_stride() const override { return "(gl_NumWorkGroups.x * gl_WorkGroupSize.x)"; }
   std::string barrier() const override { return "barrier();"; }
+  std::string unroll() const override { return "[[unroll]] "; }
   std::string infinity(CType t, bool negative) const override {
     std::string inf = t == CType::Double ? "double(uintBitsToFloat(0x7f800000u))"
                                          : "uintBitsToFloat(0x7f800000u)";

@@ -71,7 +71,7 @@ struct Stmt {
   int var = -1;      // DeclVar/Assign/For*/Reduce/ArgReduce
   int var2 = -1;     // ArgReduce: the index variable
   int buffer = -1;   // Store
-  int code = 0;      // Error
+  int code = 0;      // Error: site number; ForGrid: elements per thread per step (unroll)
   ir::ReduceFn fn = ir::ReduceFn::Sum;
   CType type = CType::Uint;  // DeclVar / Reduce accumulator type
 };
@@ -96,6 +96,10 @@ struct KernelDesc {
   int num_params = 0;
   uint32_t workgroup_size = 256;
   bool uses_errors = false;       // binds the error buffer after the tensors
+  // Parameters travel as push constants when they fit the 128 bytes every device offers,
+  // else in a storage buffer at binding 0.
+  static constexpr int kMaxPushWords = 32;
+  bool push_params() const { return num_params <= kMaxPushWords; }
 };
 
 // A readable listing of the description (EMBER_DUMP=plan).

@@ -19,6 +19,9 @@ using ir::UnaryFn;
 using ir::ValueId;
 
 constexpr uint32_t kThreads = 256;
+// Elements each thread of a pointwise kernel handles per grid step: enough independent loads in
+// flight to cover memory latency on large GPUs without starving small tensors of threads.
+constexpr int kPointwiseUnroll = 4;
 constexpr int kTile = 16;  // matmul tile edge: 16 x 16 threads, one output each
 
 std::string kernel_name(const ir::Graph& g, const KernelPlan& kp) {
@@ -88,14 +91,14 @@ int combine(Emitter& e, ReduceFn fn, int acc, int x) {
 
 void lower_pointwise(Emitter& e, const KernelPlan& kp, LoweredKernel& out) {
   int n = e.numel_param(kp.shape, "out");
-  int lin = e.begin_for(SOp::ForGrid, n);
+  int lin = e.begin_for(SOp::ForGrid, n, kPointwiseUnroll);
   for (ValueId o : kp.outputs) {
     Index idx{kp.shape, {}, lin};
     int v = e.value(o, idx);
     e.store(o, lin, v);
   }
   e.end();
-  out.work_items = static_cast<uint64_t>(kp.shape.numel());
+  out.work_items = static_cast<uint64_t>((kp.shape.numel() + kPointwiseUnroll - 1) / kPointwiseUnroll);
 }
 
 void lower_row(const ir::Graph& g, Emitter& e, const KernelPlan& kp, LoweredKernel& out) {

@@ -26,7 +26,10 @@ class Renderer {
       if (s.op == SOp::End) --depth;
       std::string line = stmt(s);
       if (!line.empty()) out += std::string(2 * depth, ' ') + line + "\n";
-      if (opens(s.op)) ++depth;
+      if (opens(s.op)) {
+        ++depth;
+        open_.push_back(s);
+      }
     }
     out += d_.entry_end();
     return out;
@@ -203,6 +206,15 @@ class Renderer {
       case SOp::Assign: return absl::StrCat(var(s.var), " = ", ref(s.expr), ";");
       case SOp::Store: return d_.store(k_, s.buffer, ref(s.index), ref(s.expr)) + ";";
       case SOp::ForGrid:
+        if (s.code > 1) {
+          // `code` elements per thread per step, a grid stride apart (coalesced), guarded.
+          std::string base = absl::StrCat("b", var(s.var)), u = absl::StrCat("u", var(s.var));
+          return absl::StrCat("for (uint ", base, " = ", d_.global_id(), "; ", base, " < ",
+                              ref(s.expr), "; ", base, " += ", d_.grid_stride(), " * ", s.code,
+                              "u) { ", d_.unroll(), "for (uint ", u, " = 0u; ", u, " < ", s.code,
+                              "u; ++", u, ") { uint ", var(s.var), " = ", base, " + ", u, " * ",
+                              d_.grid_stride(), "; if (", var(s.var), " < ", ref(s.expr), ") {");
+        }
         return absl::StrCat("for (uint ", var(s.var), " = ", d_.global_id(), "; ", var(s.var),
                             " < ", ref(s.expr), "; ", var(s.var), " += ", d_.grid_stride(), ") {");
       case SOp::ForRows:
@@ -217,7 +229,11 @@ class Renderer {
         return absl::StrCat("for (uint ", var(s.var), " = 0u; ", var(s.var), " < ", ref(s.expr),
                             "; ++", var(s.var), ") {");
       case SOp::If: return absl::StrCat("if (", ref(s.expr), ") {");
-      case SOp::End: return "}";
+      case SOp::End: {
+        Stmt opener = open_.back();
+        open_.pop_back();
+        return opener.op == SOp::ForGrid && opener.code > 1 ? "}}}" : "}";
+      }
       case SOp::Reduce:
       case SOp::ArgReduce: return d_.reduce(k_, s);
       case SOp::Barrier: return d_.barrier();
@@ -230,6 +246,7 @@ class Renderer {
 
   const KernelDesc& k_;
   const Dialect& d_;
+  mutable std::vector<Stmt> open_;  // statements whose End is pending
 };
 
 }  // namespace

@@ -27,6 +27,8 @@ class Dialect {
   virtual std::string grid_stride() const = 0;     // threads in the whole grid
   virtual std::string global_id() const = 0;
   virtual std::string barrier() const = 0;
+  // An attribute asking the compiler to unroll the loop that follows ("" if none).
+  virtual std::string unroll() const { return ""; }
   // A workgroup-wide reduction of variable `var` (all threads see the result).
   virtual std::string reduce(const KernelDesc& k, const Stmt& s) const = 0;
   virtual std::string error(const Stmt& s, const std::string& value,

@@ -51,6 +51,7 @@ struct KernelBinary {
   std::vector<uint32_t> spirv;  // Vulkan: SPIR-V words
   int num_buffers = 0;          // tensor bindings, after the parameter buffer
   uint32_t workgroup_size = 0;  // threads per workgroup (a specialization constant on Vulkan)
+  int push_constant_words = 0;  // > 0: parameters as push constants, else a buffer at binding 0
 };
 
 // One launch: tensor bindings in the kernel's order (views bind their whole buffer; offsets and

@@ -27,13 +27,14 @@ class VulkanKernel final : public Kernel {
   VkPipelineLayout layout = VK_NULL_HANDLE;
   VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
   int num_buffers;
+  int push_words;
 
  private:
   const Context& ctx_;
 };
 
 VulkanKernel::VulkanKernel(const Context& ctx, const KernelBinary& bin)
-    : num_buffers(bin.num_buffers), ctx_(ctx) {
+    : num_buffers(bin.num_buffers), push_words(bin.push_constant_words), ctx_(ctx) {
   const Api& a = ctx.api();
   VkDevice dev = ctx.device();
   std::vector<VkDescriptorSetLayoutBinding> bindings(bin.num_buffers + 1);
@@ -49,6 +50,12 @@ VulkanKernel::VulkanKernel(const Context& ctx, const KernelBinary& bin)
   VkPipelineLayoutCreateInfo pl{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
   pl.setLayoutCount = 1;
   pl.pSetLayouts = &set_layout;
+  VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0,
+                            static_cast<uint32_t>(push_words) * 4};
+  if (push_words > 0) {
+    pl.pushConstantRangeCount = 1;
+    pl.pPushConstantRanges = &range;
+  }
   check(a.vkCreatePipelineLayout(dev, &pl, nullptr, &layout), "vkCreatePipelineLayout");
   VkShaderModuleCreateInfo sm{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
   sm.codeSize = bin.spirv.size() * 4;
@@ -288,16 +295,19 @@ void VulkanBackend::launch(const Kernel& kernel, const Launch& l) {
   const auto& k = static_cast<const VulkanKernel&>(kernel);
   const Api& a = ctx_.api();
   std::lock_guard lock(mutex_);
-  size_t param_bytes = std::max<size_t>(4, l.params.size() * 4);
-  size_t aligned = (params_used_ + 255) / 256 * 256;
-  if (recording_ && aligned + param_bytes > kParamArenaBytes) submit_and_wait();
-  begin_if_needed();
-  aligned = (params_used_ + 255) / 256 * 256;
-  std::memcpy(params_->mapped() + aligned, l.params.data(), l.params.size() * 4);
-  params_used_ = aligned + param_bytes;
-
   std::vector<VkDescriptorBufferInfo> infos;
-  infos.push_back({params_->vk_buffer(), params_->offset() + aligned, param_bytes});
+  if (k.push_words > 0) {
+    begin_if_needed();
+  } else {
+    size_t param_bytes = std::max<size_t>(4, l.params.size() * 4);
+    size_t aligned = (params_used_ + 255) / 256 * 256;
+    if (recording_ && aligned + param_bytes > kParamArenaBytes) submit_and_wait();
+    begin_if_needed();
+    aligned = (params_used_ + 255) / 256 * 256;
+    std::memcpy(params_->mapped() + aligned, l.params.data(), l.params.size() * 4);
+    params_used_ = aligned + param_bytes;
+    infos.push_back({params_->vk_buffer(), params_->offset() + aligned, param_bytes});
+  }
   std::vector<Range> reads, writes;
   for (size_t i = 0; i < l.buffers.size(); ++i) {
     auto* buf = static_cast<VulkanBuffer*>(l.buffers[i].buffer.get());
@@ -312,14 +322,21 @@ void VulkanBackend::launch(const Kernel& kernel, const Launch& l) {
   }
   barrier_if_hazard(reads, writes);
   std::vector<VkWriteDescriptorSet> sets(infos.size());
+  uint32_t first_binding = k.push_words > 0 ? 1 : 0;  // binding 0 holds parameters otherwise
   for (size_t i = 0; i < infos.size(); ++i) {
     sets[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-    sets[i].dstBinding = static_cast<uint32_t>(i);
+    sets[i].dstBinding = static_cast<uint32_t>(i) + first_binding;
     sets[i].descriptorCount = 1;
     sets[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
     sets[i].pBufferInfo = &infos[i];
   }
   a.vkCmdBindPipeline(cmd_, VK_PIPELINE_BIND_POINT_COMPUTE, k.pipeline);
+  if (k.push_words > 0) {
+    std::vector<uint32_t> words(static_cast<size_t>(k.push_words), 0);
+    std::copy(l.params.begin(), l.params.end(), words.begin());
+    a.vkCmdPushConstants(cmd_, k.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
+                         static_cast<uint32_t>(words.size() * 4), words.data());
+  }
   a.vkCmdPushDescriptorSetKHR(cmd_, VK_PIPELINE_BIND_POINT_COMPUTE, k.layout, 0,
                               static_cast<uint32_t>(sets.size()), sets.data());
   a.vkCmdDispatch(cmd_, l.groups[0], l.groups[1], l.groups[2]);
