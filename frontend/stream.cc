@@ -44,10 +44,12 @@ int max_pending_ops() {
 Stream& Stream::of(const Device& device) {
   static std::mutex mutex;
   static std::map<std::pair<int, int>, std::unique_ptr<Stream>> streams;
-  backend_for(device);  // throws for unavailable devices
   std::lock_guard lock(mutex);
   auto& s = streams[{static_cast<int>(device.type()), device.index()}];
-  if (!s) s.reset(new Stream(device));
+  if (!s) {
+    backend_for(device);  // throws for unavailable devices; no stream is made for them
+    s.reset(new Stream(device));
+  }
   return *s;
 }
 

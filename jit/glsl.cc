@@ -86,6 +86,16 @@ float erf_f(float x) {
   float y = 1.0 - (((((1.061405429 * t - 1.453152027) * t) + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t * exp(-a * a);
   return x < 0.0 ? -y : y;
 }
+// sin/cos with the argument reduced modulo 2*pi in double first: GPU sin/cos lose all accuracy
+// for large arguments (|x| in the thousands and beyond).
+float reduce_2pi(float x) {
+  if (abs(x) < 1024.0) return x;
+  double d = double(x);
+  return float(d - 6.283185307179586 * floor(d / 6.283185307179586));
+}
+float sin_f(float x) { return sin(reduce_2pi(x)); }
+float cos_f(float x) { return cos(reduce_2pi(x)); }
+float tan_f(float x) { return tan(reduce_2pi(x)); }
 uint f2bf(float f) {
   uint u = floatBitsToUint(f);
   if (isnan(f)) return 0x7fc0u;
@@ -207,7 +217,8 @@ class Glsl final : public Dialect {
   }
 
   std::string quantize(DType t, const std::string& a) const override {
-    if (t == DType::F16) return "float(float16_t(" + a + "))";
+    // Through packHalf2x16: drivers may fold a plain float -> half -> float round trip away.
+    if (t == DType::F16) return "unpackHalf2x16(packHalf2x16(vec2(" + a + ", 0.0))).x";
     return "uintBitsToFloat(f2bf(" + a + ") << 16)";
   }
 
@@ -297,9 +308,9 @@ class Glsl final : public Dialect {
       case UnaryFn::Exp: return f("exp");
       case UnaryFn::Log: return f("log");
       case UnaryFn::Log1p: return f("log1p_f");
-      case UnaryFn::Sin: return f("sin");
-      case UnaryFn::Cos: return f("cos");
-      case UnaryFn::Tan: return f("tan");
+      case UnaryFn::Sin: return f("sin_f");
+      case UnaryFn::Cos: return f("cos_f");
+      case UnaryFn::Tan: return f("tan_f");
       case UnaryFn::Tanh: return f("tanh_f");
       case UnaryFn::Sinh: return f("sinh_f");
       case UnaryFn::Cosh: return f("cosh");

@@ -61,6 +61,8 @@ bool has_extension(const Api& a, VkPhysicalDevice pd, const char* name) {
 
 }  // namespace
 
+std::vector<PhysicalDeviceInfo> enumerate(std::string* why);
+
 const char* PhysicalDeviceInfo::type_name() const {
   switch (type) {
     case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return "discrete GPU";
@@ -72,6 +74,15 @@ const char* PhysicalDeviceInfo::type_name() const {
 }
 
 std::vector<PhysicalDeviceInfo> list_devices(std::string* why) {
+  // Enumerated once per process: device sets do not change while it runs, and this is asked on
+  // hot paths (default device, stream lookup).
+  static std::string error;
+  static const std::vector<PhysicalDeviceInfo> devices = [] { return enumerate(&error); }();
+  if (why) *why = error;
+  return devices;
+}
+
+std::vector<PhysicalDeviceInfo> enumerate(std::string* why) {
   Instance& inst = instance();
   if (inst.handle == VK_NULL_HANDLE) {
     if (why) *why = inst.error;
