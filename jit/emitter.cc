@@ -128,12 +128,14 @@ void Emitter::begin_if(int cond) {
 void Emitter::end() {
   push_stmt({SOp::End});
   memo_.pop_back();
+  vec_loads_.clear();
 }
 
 void Emitter::barrier() { push_stmt({SOp::Barrier}); }
 
 void Emitter::store(ValueId v, int index, int value) {
-  Stmt s{SOp::Store, cast(value, compute_type(g_.type(v).dtype))};
+  CType t = compute_type(g_.type(v).dtype);
+  Stmt s{SOp::Store, k_.exprs[value].vector() ? value : cast(value, t)};
   s.index = index;
   s.buffer = binding(v, true);
   push_stmt(s);
@@ -237,16 +239,29 @@ int Emitter::element_index(ValueId v, Index& idx) {
 
 // ---------------------------------------------------------------- values
 
+bool Emitter::vectorizable(ValueId v) const {
+  return dtype_size(g_.type(v).dtype) == 4 && layout_(v).is_contiguous();
+}
+
 int Emitter::load(ValueId v, Index& idx) {
   int b = binding(v, false);
+  CType t = compute_type(g_.type(v).dtype);
+  if (idx.vec_lane >= 0 && idx.shape.numel() == g_.type(v).shape.numel() && vectorizable(v)) {
+    use_vec4(b);
+    auto [it, fresh] = vec_loads_.try_emplace({v, idx.vec_base}, -1);
+    if (fresh) it->second = expr({XOp::LoadVec, t, b, 0, {idx.vec_base}});
+    return expr({XOp::Lane, t, idx.vec_lane, 0, {it->second}});
+  }
   int i = element_index(v, idx);
-  return expr({XOp::Load, compute_type(g_.type(v).dtype), b, 0, {i}});
+  return expr({XOp::Load, t, b, 0, {i}});
 }
 
 int Emitter::value(ValueId v, Index idx) {
   if (auto it = provided_.find(v); it != provided_.end()) return it->second;
   if (idx.dims.empty()) idx.dims.assign(idx.shape.rank(), -1);
   auto key = std::make_tuple(v, idx.dims, idx.linear);
+  // Vector lanes are only known for indices that came straight from the kernel's own index.
+  if (idx.linear < 0) idx.vec_lane = idx.vec_base = -1;
   for (auto it = memo_.rbegin(); it != memo_.rend(); ++it) {
     if (auto m = it->find(key); m != it->end()) return m->second;
   }
@@ -344,7 +359,7 @@ int Emitter::compute(ValueId v, Index& idx) {
     }
     case OpKind::Reshape: {
       ValueId in = n.inputs[0];
-      Index in_idx{g_.type(in).shape, {}, linear(idx)};
+      Index in_idx{g_.type(in).shape, {}, linear(idx), idx.vec_base, idx.vec_lane};
       return value(in, in_idx);
     }
     case OpKind::Permute: {

@@ -21,6 +21,10 @@ struct Index {
   Shape shape;
   std::vector<int> dims;  // -1: not yet known
   int linear = -1;
+  // Vectorised pointwise kernels: linear == 4 * vec_base + vec_lane, so a contiguous buffer's
+  // element is lane vec_lane of its vector vec_base.
+  int vec_base = -1;
+  int vec_lane = -1;
 };
 
 // Why a kernel may fail at run time (checked in the kernel, reported after the flush).
@@ -86,6 +90,9 @@ class Emitter {
   // Element index of `idx` in stored value v's buffer.
   int element_index(ir::ValueId v, Index& idx);
   int binding(ir::ValueId v, bool written);
+  // Whether v's buffer can be read and written as 4-element vectors (contiguous, 4-byte dtype).
+  bool vectorizable(ir::ValueId v) const;
+  void use_vec4(int buffer) { k_.buffers[buffer].vec4 = true; }
 
  private:
   int load(ir::ValueId v, Index& idx);
@@ -108,6 +115,7 @@ class Emitter {
   std::vector<ir::ValueId> bindings_;
   std::vector<bool> writes_;
   std::vector<ErrorSite> error_sites_;
+  std::map<std::pair<ir::ValueId, int>, int> vec_loads_;  // (value, vector index expr) -> LoadVec
   std::map<ir::ValueId, int> provided_;
   std::vector<char> computed_;  // placeholder for counting fused nodes (sized lazily)
   // Memo of node values per statement scope: key = node, dims, linear.

@@ -154,9 +154,11 @@ class Glsl final : public Dialect {
       s += "layout(std430, set = 0, binding = 0) readonly buffer Params { uint P[]; };\n";
     }
     for (size_t i = 0; i < k.buffers.size(); ++i) {
+      std::string elem = k.buffers[i].vec4 ? vector_storage(k.buffers[i].dtype)
+                                           : storage_type(k.buffers[i].dtype);
       absl::StrAppend(&s, "layout(std430, set = 0, binding = ", i + 1, ") ",
-                      k.buffers[i].written ? "" : "readonly ", "buffer B", i, " { ",
-                      storage_type(k.buffers[i].dtype), " b", i, "[]; };\n");
+                      k.buffers[i].written ? "" : "readonly ", "buffer B", i, " { ", elem, " b",
+                      i, "[]; };\n");
     }
     if (k.uses_errors) {
       absl::StrAppend(&s, "layout(std430, set = 0, binding = ", k.buffers.size() + 1,
@@ -222,8 +224,25 @@ class Glsl final : public Dialect {
     return "uintBitsToFloat(f2bf(" + a + ") << 16)";
   }
 
+  static std::string vector_storage(DType t) { return t == DType::I32 ? "ivec4" : "vec4"; }
+  std::string vector_type(CType t) const override {
+    switch (t) {
+      case CType::Int: return "ivec4";
+      case CType::Uint: return "uvec4";
+      case CType::Double: return "dvec4";
+      case CType::Bool: return "bvec4";
+      default: return "vec4";
+    }
+  }
+  std::string load_vec(const KernelDesc&, int buffer, const std::string& index) const override {
+    return absl::StrCat("b", buffer, "[", index, "]");
+  }
+
   std::string load(const KernelDesc& k, int buffer, const std::string& index) const override {
-    std::string e = absl::StrCat("b", buffer, "[", index, "]");
+    // Scalar access to a vec4-declared buffer picks the lane dynamically.
+    std::string e = k.buffers[buffer].vec4
+                        ? absl::StrCat("b", buffer, "[(", index, ") >> 2u][(", index, ") & 3u]")
+                        : absl::StrCat("b", buffer, "[", index, "]");
     switch (k.buffers[buffer].dtype) {
       case DType::F16: return "float(" + e + ")";
       case DType::BF16: return "uintBitsToFloat(uint(" + e + ") << 16)";
@@ -236,6 +255,7 @@ class Glsl final : public Dialect {
   std::string store(const KernelDesc& k, int buffer, const std::string& index,
                     const std::string& value) const override {
     std::string v;
+    if (k.buffers[buffer].vec4) return absl::StrCat("b", buffer, "[", index, "] = ", value);
     switch (k.buffers[buffer].dtype) {
       case DType::F16: v = "float16_t(" + value + ")"; break;
       case DType::BF16: v = "uint16_t(f2bf(" + value + "))"; break;

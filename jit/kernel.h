@@ -33,16 +33,20 @@ enum class XOp : uint8_t {
   Random,   // imm = ir::RandomDist; args: counter lo, hi, seed lo, hi (Uint), a, b (Float)
   SharedLoad,  // imm = shared array; args[0] = index
   Quantize,    // imm = DType (f16 or bf16): args[0] (Float) rounded to that precision
+  LoadVec,     // imm = buffer (declared vec4); args[0] = vector index: 4 consecutive elements
+  Lane,        // imm = lane 0..3 of the vector args[0]
+  MakeVec,     // args = 4 scalars -> a vector (for a vector store)
 };
 
 enum class Builtin : uint8_t { LocalId, WorkgroupId, NumWorkgroups, WorkgroupSize };
 
 struct Expr {
   XOp op;
-  CType type;
+  CType type;  // for LoadVec/MakeVec: the type of each of the 4 lanes
   int64_t imm = 0;
   double fimm = 0;
   std::vector<int> args;
+  bool vector() const { return op == XOp::LoadVec || op == XOp::MakeVec; }
 };
 
 enum class SOp : uint8_t {
@@ -79,6 +83,7 @@ struct Stmt {
 struct BufferDecl {
   DType dtype;
   bool written;
+  bool vec4 = false;  // declared as 4-element vectors (16-byte accesses); scalars still allowed
 };
 
 struct SharedDecl {

@@ -89,7 +89,44 @@ int combine(Emitter& e, ReduceFn fn, int acc, int x) {
   }
 }
 
-void lower_pointwise(Emitter& e, const KernelPlan& kp, LoweredKernel& out) {
+// Whether a pointwise kernel can move 4 elements per access: every output is a 4-byte dtype and
+// the element count divides by 4 (outputs are fresh contiguous buffers).
+bool vectorize_pointwise(const ir::Graph& g, const KernelPlan& kp) {
+  if (kp.shape.numel() % 4 != 0 || kp.shape.numel() < 1024) return false;
+  for (ValueId o : kp.outputs) {
+    if (dtype_size(g.type(o).dtype) != 4) return false;
+  }
+  return true;
+}
+
+void lower_pointwise_vec4(const ir::Graph& g, Emitter& e, const KernelPlan& kp,
+                          LoweredKernel& out) {
+  int64_t vectors = kp.shape.numel() / 4;
+  int n = e.param_u("out:vectors", static_cast<uint32_t>(vectors));
+  int t = e.begin_for(SOp::ForGrid, n, kPointwiseUnroll);
+  int four = e.const_u(4);
+  int base = e.bin(BinaryFn::Mul, t, four);
+  std::vector<std::vector<int>> lanes(kp.outputs.size());
+  for (int c = 0; c < 4; ++c) {
+    int lin = c == 0 ? base : e.bin(BinaryFn::Add, base, e.const_u(c));
+    for (size_t i = 0; i < kp.outputs.size(); ++i) {
+      ValueId o = kp.outputs[i];
+      Index idx{kp.shape, {}, lin, t, c};
+      lanes[i].push_back(e.cast(e.value(o, idx), compute_type(g.type(o).dtype)));
+    }
+  }
+  for (size_t i = 0; i < kp.outputs.size(); ++i) {
+    ValueId o = kp.outputs[i];
+    e.use_vec4(e.binding(o, true));
+    int vec = e.expr({XOp::MakeVec, compute_type(g.type(o).dtype), 0, 0, lanes[i]});
+    e.store(o, t, vec);
+  }
+  e.end();
+  out.work_items = static_cast<uint64_t>((vectors + kPointwiseUnroll - 1) / kPointwiseUnroll);
+}
+
+void lower_pointwise(const ir::Graph& g, Emitter& e, const KernelPlan& kp, LoweredKernel& out) {
+  if (vectorize_pointwise(g, kp)) return lower_pointwise_vec4(g, e, kp, out);
   int n = e.numel_param(kp.shape, "out");
   int lin = e.begin_for(SOp::ForGrid, n, kPointwiseUnroll);
   for (ValueId o : kp.outputs) {
@@ -369,7 +406,7 @@ LoweredKernel lower_kernel(const ir::Graph& g, const Plan& plan, int kernel,
   LoweredKernel out;
   e.desc().workgroup_size = kThreads;
   switch (kp.kind) {
-    case KernelKind::Pointwise: lower_pointwise(e, kp, out); break;
+    case KernelKind::Pointwise: lower_pointwise(g, e, kp, out); break;
     case KernelKind::Row: lower_row(g, e, kp, out); break;
     case KernelKind::Matmul: lower_matmul(g, e, kp, out); break;
     case KernelKind::Sort: lower_sort(g, e, kp, out); break;

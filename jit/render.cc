@@ -192,6 +192,11 @@ class Renderer {
         return absl::StrCat("philox_sample(", arg(e, 0), ", ", arg(e, 1), ", ", arg(e, 2), ", ",
                             arg(e, 3), ", ", arg(e, 4), ", ", arg(e, 5), ", ", e.imm, ")");
       case XOp::Quantize: return d_.quantize(static_cast<DType>(e.imm), arg(e, 0));
+      case XOp::LoadVec: return d_.load_vec(k_, static_cast<int>(e.imm), arg(e, 0));
+      case XOp::Lane: return absl::StrCat(arg(e, 0), ".", std::string(1, "xyzw"[e.imm]));
+      case XOp::MakeVec:
+        return absl::StrCat(d_.vector_type(e.type), "(", arg(e, 0), ", ", arg(e, 1), ", ",
+                            arg(e, 2), ", ", arg(e, 3), ")");
       case XOp::SharedLoad: return absl::StrCat(d_.shared_name(static_cast<int>(e.imm)), "[", arg(e, 0), "]");
       default: return ref(id);
     }
@@ -200,8 +205,11 @@ class Renderer {
   std::string stmt(const Stmt& s) const {
     auto var = [](int v) { return absl::StrCat("x", v); };
     switch (s.op) {
-      case SOp::Let:
-        return absl::StrCat(T(k_.exprs[s.expr].type), " v", s.expr, " = ", rhs(s.expr), ";");
+      case SOp::Let: {
+        const Expr& e = k_.exprs[s.expr];
+        std::string type = e.vector() ? d_.vector_type(e.type) : T(e.type);
+        return absl::StrCat(type, " v", s.expr, " = ", rhs(s.expr), ";");
+      }
       case SOp::DeclVar: return absl::StrCat(T(s.type), " ", var(s.var), " = ", ref(s.expr), ";");
       case SOp::Assign: return absl::StrCat(var(s.var), " = ", ref(s.expr), ";");
       case SOp::Store: return d_.store(k_, s.buffer, ref(s.index), ref(s.expr)) + ";";

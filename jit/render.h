@@ -22,6 +22,9 @@ class Dialect {
   virtual std::string param_float(int slot) const = 0;
   virtual std::string builtin(Builtin b) const = 0;
   virtual std::string load(const KernelDesc& k, int buffer, const std::string& index) const = 0;
+  // A 4-element vector load from a vec4-declared buffer, and the vector type of a lane type.
+  virtual std::string load_vec(const KernelDesc& k, int buffer, const std::string& index) const = 0;
+  virtual std::string vector_type(CType t) const = 0;
   virtual std::string store(const KernelDesc& k, int buffer, const std::string& index,
                             const std::string& value) const = 0;
   virtual std::string grid_stride() const = 0;     // threads in the whole grid
