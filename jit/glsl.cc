@@ -96,6 +96,20 @@ float reduce_2pi(float x) {
 float sin_f(float x) { return sin(reduce_2pi(x)); }
 float cos_f(float x) { return cos(reduce_2pi(x)); }
 float tan_f(float x) { return tan(reduce_2pi(x)); }
+// f32 rounded to the nearest f16 (ties to even) in integer arithmetic: drivers fold a
+// float -> half -> float conversion pair away (seen on NVIDIA), which would skip the rounding.
+float round_f16(float f) {
+  uint u = floatBitsToUint(f);
+  uint sign = u & 0x80000000u, a = u & 0x7fffffffu;
+  if (a >= 0x7f800000u) return f;                                       // inf, NaN
+  if (a >= 0x477ff000u) return uintBitsToFloat(sign | 0x7f800000u);     // rounds past 65504
+  if (a < 0x38800000u) {                                                // f16 subnormal range
+    float q = roundEven(uintBitsToFloat(a) * 16777216.0) * 5.9604644775390625e-08;
+    return uintBitsToFloat(sign | floatBitsToUint(q));
+  }
+  a = (a + 0x0fffu + ((a >> 13) & 1u)) & ~0x1fffu;                      // keep 10 mantissa bits
+  return uintBitsToFloat(sign | a);
+}
 uint f2bf(float f) {
   uint u = floatBitsToUint(f);
   if (isnan(f)) return 0x7fc0u;
@@ -219,8 +233,7 @@ class Glsl final : public Dialect {
   }
 
   std::string quantize(DType t, const std::string& a) const override {
-    // Through packHalf2x16: drivers may fold a plain float -> half -> float round trip away.
-    if (t == DType::F16) return "unpackHalf2x16(packHalf2x16(vec2(" + a + ", 0.0))).x";
+    if (t == DType::F16) return "round_f16(" + a + ")";
     return "uintBitsToFloat(f2bf(" + a + ") << 16)";
   }
 
