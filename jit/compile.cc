@@ -96,7 +96,11 @@ std::string cache_dir() {
   return "/tmp/ember-cache";
 }
 
-std::vector<uint32_t> compile_glsl(const std::string& source, const std::string& name) {
+namespace {
+
+// One shaderc invocation: SPIR-V binary, or its disassembly for EMBER_DUMP=binary.
+shaderc_compilation_result_t run_shaderc(const std::string& source, const std::string& name,
+                                         bool assembly) {
   static std::mutex mutex;
   std::lock_guard lock(mutex);
   static shaderc_compiler_t compiler = shaderc_compiler_initialize();
@@ -104,10 +108,25 @@ std::vector<uint32_t> compile_glsl(const std::string& source, const std::string&
   shaderc_compile_options_set_target_env(opts, shaderc_target_env_vulkan,
                                          shaderc_env_version_vulkan_1_2);
   shaderc_compile_options_set_optimization_level(opts, shaderc_optimization_level_performance);
-  shaderc_compilation_result_t r = shaderc_compile_into_spv(
-      compiler, source.data(), source.size(), shaderc_compute_shader, (name + ".comp").c_str(),
-      "main", opts);
+  auto compile = assembly ? shaderc_compile_into_spv_assembly : shaderc_compile_into_spv;
+  shaderc_compilation_result_t r =
+      compile(compiler, source.data(), source.size(), shaderc_compute_shader,
+              (name + ".comp").c_str(), "main", opts);
   shaderc_compile_options_release(opts);
+  return r;
+}
+
+std::string spirv_assembly(const std::string& source, const std::string& name) {
+  shaderc_compilation_result_t r = run_shaderc(source, name, true);
+  std::string text(shaderc_result_get_bytes(r), shaderc_result_get_length(r));
+  shaderc_result_release(r);
+  return text;
+}
+
+}  // namespace
+
+std::vector<uint32_t> compile_glsl(const std::string& source, const std::string& name) {
+  shaderc_compilation_result_t r = run_shaderc(source, name, false);
   if (shaderc_result_get_compilation_status(r) != shaderc_compilation_status_success) {
     std::string msg = shaderc_result_get_error_message(r);
     shaderc_result_release(r);
@@ -148,11 +167,7 @@ std::shared_ptr<runtime::Kernel> get_kernel(const KernelDesc& desc, runtime::Bac
     counters().compile_us.fetch_add(us, std::memory_order_relaxed);
     write_entry(entry, bin.spirv);
   }
-  if (dump_enabled("binary")) {
-    std::string words;
-    for (uint32_t w : bin.spirv) absl::StrAppend(&words, absl::Hex(w, absl::kZeroPad8), "\n");
-    dump("binary", file + ".spv.txt", words);
-  }
+  if (dump_enabled("binary")) dump("binary", file + ".spvasm", spirv_assembly(source, desc.name));
   auto kernel = backend.load_kernel(bin);
   std::lock_guard lock(mc.mutex);
   mc.kernels[{&backend, h}] = kernel;

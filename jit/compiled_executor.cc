@@ -3,7 +3,12 @@
 #include <algorithm>
 #include <chrono>
 
+#include <cstdio>
+#include <cstdlib>
+#include <string_view>
+
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "ir/error.h"
 #include "jit/compile.h"
 #include "jit/dump.h"
@@ -54,6 +59,31 @@ uint32_t groups_for(const LoweredKernel& lk, uint32_t max_groups) {
   return static_cast<uint32_t>(std::min<uint64_t>(std::max<uint64_t>(g, 1), max_groups));
 }
 
+bool log_kernels() {
+  static const bool on = [] {
+    const char* env = std::getenv("EMBER_LOG");
+    return env != nullptr && std::string_view(env).find("kernels") != std::string_view::npos;
+  }();
+  return on;
+}
+
+// EMBER_LOG=kernels: runs each launch on its own (a debugging mode) to time it with device
+// timestamps, then prints name, fused op count, time and effective bandwidth (bytes bound).
+void log_launch(const ir::Graph& g, const LoweredKernel& lk, const runtime::Launch& l,
+                runtime::Backend& backend) {
+  backend.take_device_time_ns();
+  backend.sync();
+  double ns = backend.take_device_time_ns();
+  double bytes = 0;
+  for (ir::ValueId v : lk.bindings) {
+    bytes += static_cast<double>(g.type(v).shape.numel() * dtype_size(g.type(v).dtype));
+  }
+  std::string time = ns >= 0 ? absl::StrFormat("%.3f ms, %.1f GB/s", ns / 1e6, bytes / ns)
+                             : std::string("no device timer");
+  std::fprintf(stderr, "ember kernel %s: %d ops fused, %u workgroups, %s\n", lk.desc.name.c_str(),
+               lk.fused_nodes, l.groups[0], time.c_str());
+}
+
 }  // namespace
 
 std::vector<Outcome> execute_compiled(const ir::Graph& g, const std::vector<ir::ValueId>& outputs,
@@ -94,6 +124,7 @@ std::vector<Outcome> execute_compiled(const ir::Graph& g, const std::vector<ir::
     if (lk.work_items > 0) {
       backend.launch(*kernel, l);
       counters().kernels_launched.fetch_add(1, std::memory_order_relaxed);
+      if (log_kernels()) log_launch(g, lk, l, backend);
     }
     counters().ops_fused.fetch_add(std::max(0, lk.fused_nodes - 1), std::memory_order_relaxed);
     launched.push_back({std::move(lk), std::move(errors)});
