@@ -95,8 +95,15 @@ std::vector<Outcome> execute_compiled(const ir::Graph& g, const std::vector<ir::
          print_plan(g, plan));
   }
   std::vector<std::optional<runtime::Array>> arrays(g.size());
+  std::vector<char> is_output(g.size(), 0);
+  for (ir::ValueId o : outputs) is_output[o] = 1;
   for (ir::ValueId v = 0; v < g.size(); ++v) {
     if (g.node(v).op == ir::OpKind::Input) arrays[v] = inputs[g.node(v).get<ir::InputAttrs>().slot];
+  }
+  // Lower everything first against the layout values will have (outputs are fresh contiguous
+  // buffers), so that buffers can be assigned knowing every kernel's reads.
+  for (const KernelPlan& kp : plan.kernels) {
+    for (ir::ValueId o : kp.outputs) arrays[o] = runtime::Array::contiguous(nullptr, g.type(o));
   }
   auto layout = [&](ir::ValueId v) -> const runtime::Array& { return *arrays[v]; };
   struct Launched {
@@ -104,20 +111,39 @@ std::vector<Outcome> execute_compiled(const ir::Graph& g, const std::vector<ir::
     runtime::Array errors;
   };
   std::vector<Launched> launched;
+  std::vector<int> last_read(g.size(), -1);
   for (int k = 0; k < static_cast<int>(plan.kernels.size()); ++k) {
-    for (ir::ValueId o : plan.kernels[k].outputs) arrays[o] = backend.allocate(g.type(o));
-    LoweredKernel lk = lower_kernel(g, plan, k, layout);
+    launched.push_back({lower_kernel(g, plan, k, layout), {}});
+    for (ir::ValueId b : launched.back().lk.bindings) last_read[b] = k;
+  }
+  for (int k = 0; k < static_cast<int>(plan.kernels.size()); ++k) {
+    LoweredKernel& lk = launched[k].lk;
+    std::vector<ir::ValueId> donors;  // intermediates dying here, read only in place
+    for (ir::ValueId v : lk.in_place_candidates) {
+      if (last_read[v] == k && !is_output[v] && g.node(v).op != ir::OpKind::Input) donors.push_back(v);
+    }
+    for (ir::ValueId o : plan.kernels[k].outputs) {
+      size_t bytes = static_cast<size_t>(g.type(o).shape.numel()) * dtype_size(g.type(o).dtype);
+      auto donor = std::find_if(donors.begin(), donors.end(), [&](ir::ValueId v) {
+        return arrays[v]->buffer->bytes() == bytes;
+      });
+      if (donor != donors.end()) {
+        arrays[o] = runtime::Array::contiguous(arrays[*donor]->buffer, g.type(o));
+        donors.erase(donor);
+      } else {
+        arrays[o] = backend.allocate(g.type(o));
+      }
+    }
     auto kernel = get_kernel(lk.desc, backend);
     runtime::Launch l;
     for (ir::ValueId b : lk.bindings) l.buffers.push_back(*arrays[b]);
     l.writes = lk.writes;
     l.params = lk.params;
-    runtime::Array errors;
     if (lk.desc.uses_errors) {
       int64_t words = 3 + (static_cast<int64_t>(lk.error_sites.size()) + 31) / 32;
       std::vector<uint32_t> zeros(static_cast<size_t>(words), 0);
-      errors = backend.upload({DType::I32, Shape{words}}, zeros.data());
-      l.buffers.push_back(errors);
+      launched[k].errors = backend.upload({DType::I32, Shape{words}}, zeros.data());
+      l.buffers.push_back(launched[k].errors);
       l.writes.push_back(true);
     }
     l.groups[0] = groups_for(lk, backend.max_workgroups());
@@ -127,7 +153,6 @@ std::vector<Outcome> execute_compiled(const ir::Graph& g, const std::vector<ir::
       if (log_kernels()) log_launch(g, lk, l, backend);
     }
     counters().ops_fused.fetch_add(std::max(0, lk.fused_nodes - 1), std::memory_order_relaxed);
-    launched.push_back({std::move(lk), std::move(errors)});
   }
   backend.sync();
 

@@ -247,12 +247,16 @@ int Emitter::load(ValueId v, Index& idx) {
   int b = binding(v, false);
   CType t = compute_type(g_.type(v).dtype);
   if (idx.vec_lane >= 0 && idx.shape.numel() == g_.type(v).shape.numel() && vectorizable(v)) {
+    if (idx.vec_base != home_vector_ || home_vector_ < 0) read_elsewhere_.insert(v);
     use_vec4(b);
     auto [it, fresh] = vec_loads_.try_emplace({v, idx.vec_base}, -1);
     if (fresh) it->second = expr({XOp::LoadVec, t, b, 0, {idx.vec_base}});
     return expr({XOp::Lane, t, idx.vec_lane, 0, {it->second}});
   }
   int i = element_index(v, idx);
+  bool home = home_linear_ >= 0 && i == home_linear_ && layout_(v).is_contiguous() &&
+              g_.type(v).shape.numel() == idx.shape.numel();
+  if (!home) read_elsewhere_.insert(v);
   return expr({XOp::Load, t, b, 0, {i}});
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -90,6 +91,13 @@ class Emitter {
   // Element index of `idx` in stored value v's buffer.
   int element_index(ir::ValueId v, Index& idx);
   int binding(ir::ValueId v, bool written);
+  // The index every thread of a pointwise kernel owns (its linear index, or its vector): loads
+  // of a value only ever at that index let the kernel write an output over the value's buffer.
+  void set_home(int linear, int vector) {
+    home_linear_ = linear;
+    home_vector_ = vector;
+  }
+  bool read_only_at_home(ir::ValueId v) const { return !read_elsewhere_.count(v); }
   // Whether v's buffer can be read and written as 4-element vectors (contiguous, 4-byte dtype).
   bool vectorizable(ir::ValueId v) const;
   void use_vec4(int buffer) { k_.buffers[buffer].vec4 = true; }
@@ -116,6 +124,8 @@ class Emitter {
   std::vector<bool> writes_;
   std::vector<ErrorSite> error_sites_;
   std::map<std::pair<ir::ValueId, int>, int> vec_loads_;  // (value, vector index expr) -> LoadVec
+  int home_linear_ = -1, home_vector_ = -1;
+  std::set<ir::ValueId> read_elsewhere_;
   std::map<ir::ValueId, int> provided_;
   std::vector<char> computed_;  // placeholder for counting fused nodes (sized lazily)
   // Memo of node values per statement scope: key = node, dims, linear.

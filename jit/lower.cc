@@ -104,6 +104,7 @@ void lower_pointwise_vec4(const ir::Graph& g, Emitter& e, const KernelPlan& kp,
   int64_t vectors = kp.shape.numel() / 4;
   int n = e.param_u("out:vectors", static_cast<uint32_t>(vectors));
   int t = e.begin_for(SOp::ForGrid, n, kPointwiseUnroll);
+  e.set_home(-1, t);
   int four = e.const_u(4);
   int base = e.bin(BinaryFn::Mul, t, four);
   std::vector<std::vector<int>> lanes(kp.outputs.size());
@@ -129,6 +130,7 @@ void lower_pointwise(const ir::Graph& g, Emitter& e, const KernelPlan& kp, Lower
   if (vectorize_pointwise(g, kp)) return lower_pointwise_vec4(g, e, kp, out);
   int n = e.numel_param(kp.shape, "out");
   int lin = e.begin_for(SOp::ForGrid, n, kPointwiseUnroll);
+  e.set_home(lin, -1);
   for (ValueId o : kp.outputs) {
     Index idx{kp.shape, {}, lin};
     int v = e.value(o, idx);
@@ -419,6 +421,13 @@ LoweredKernel lower_kernel(const ir::Graph& g, const Plan& plan, int kernel,
   out.params = std::move(e.params());
   out.error_sites = e.error_sites();
   out.fused_nodes = e.fused_nodes() + static_cast<int>(kp.reductions.size()) + (kp.anchor >= 0);
+  if (kp.kind == KernelKind::Pointwise) {
+    for (size_t i = 0; i < out.bindings.size(); ++i) {
+      if (!out.writes[i] && e.read_only_at_home(out.bindings[i])) {
+        out.in_place_candidates.push_back(out.bindings[i]);
+      }
+    }
+  }
   return out;
 }
 

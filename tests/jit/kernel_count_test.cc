@@ -110,3 +110,30 @@ TEST(KernelCount, RepeatedStepCompilesNothingNew) {
 
 }  // namespace
 }  // namespace ember
+
+namespace ember {
+namespace {
+
+TEST(BufferReuse, DyingInputsLendTheirBuffers) {
+  EMBER_REQUIRE_VULKAN();
+  Device dev = Device::vulkan(0);
+  const int64_t n = 1 << 16;  // 256 KiB per f32 tensor
+  auto x = Tensor<1>::from_data(testing::host_uniform({n}, 21), dev);
+  sync(dev);
+  FusionGuard unfused(false);  // 20 pointwise kernels, each output the size of its input
+  reset_stats(dev);
+  int64_t before = stats(dev).bytes_in_use;
+  auto y = x;
+  for (int i = 0; i < 10; ++i) y = y * 1.5 + 1.0;
+  auto data = y.to_data();
+  int64_t peak = stats(dev).peak_bytes - before;
+  // Without reuse every intermediate would be held until the flush ends (20 x 256 KiB).
+  EXPECT_LT(peak, 4 * n * 4);
+  double expect = data.to_vec<double>()[0];
+  double v = x.to_data().to_vec<double>()[0];
+  for (int i = 0; i < 10; ++i) v = static_cast<float>(static_cast<float>(v * 1.5f) + 1.0f);
+  EXPECT_NEAR(expect, v, 1e-3 * std::abs(v));
+}
+
+}  // namespace
+}  // namespace ember
