@@ -89,6 +89,12 @@ MemoryCache& memory_cache() {
 
 }  // namespace
 
+void clear_memory_cache() {
+  auto& mc = memory_cache();
+  std::lock_guard lock(mc.mutex);
+  mc.kernels.clear();
+}
+
 std::string cache_dir() {
   if (const char* d = std::getenv("EMBER_CACHE_DIR"); d && *d) return d;
   if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return absl::StrCat(x, "/ember");

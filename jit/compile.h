@@ -18,5 +18,7 @@ std::vector<uint32_t> compile_glsl(const std::string& source, const std::string&
 std::shared_ptr<runtime::Kernel> get_kernel(const KernelDesc& desc, runtime::Backend& backend);
 
 std::string cache_dir();
+// Forgets the kernels loaded in this process (tests of the disk cache).
+void clear_memory_cache();
 
 }  // namespace ember::jit

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <functional>
 #include <random>
 #include <vector>
@@ -16,8 +17,13 @@ namespace ember::testing {
 
 inline bool have_vulkan() { return Device::vulkan(0).is_available(); }
 
-#define EMBER_REQUIRE_VULKAN() \
-  if (!::ember::testing::have_vulkan()) GTEST_SKIP() << "no Vulkan device"
+// Skips without a Vulkan device, unless EMBER_REQUIRE_VULKAN is set (CI): then it fails, so a
+// missing driver cannot pass as a green run.
+#define EMBER_REQUIRE_VULKAN()                                              \
+  if (!::ember::testing::have_vulkan()) {                                  \
+    if (std::getenv("EMBER_REQUIRE_VULKAN")) FAIL() << "no Vulkan device"; \
+    GTEST_SKIP() << "no Vulkan device";                                    \
+  }
 
 // A program builds its inputs from host data (identical on every device) and returns outputs.
 using Program = std::function<std::vector<RawTensor>(const Device&)>;
