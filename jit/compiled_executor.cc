@@ -2,6 +2,8 @@
 // then report kernel-side errors against the outputs that depend on them.
 #include <algorithm>
 #include <chrono>
+#include <mutex>
+#include <unordered_map>
 
 #include <cstdio>
 #include <cstdlib>
@@ -84,13 +86,80 @@ void log_launch(const ir::Graph& g, const LoweredKernel& lk, const runtime::Laun
                lk.fused_nodes, l.groups[0], time.c_str());
 }
 
+// Everything that decides a flush's plan and kernel sources: the structural hash (ops, dtypes,
+// ranks, which dims are 1 or equal) plus what the lowering specialises on beyond it: inputs'
+// contiguity, empty values, and the vector path's divisibility and size thresholds.
+uint64_t plan_key(const ir::Graph& g, const std::vector<ir::ValueId>& outputs,
+                  std::span<const runtime::Array> inputs, bool fusion) {
+  uint64_t h = ir::structural_hash(g, outputs) ^ (fusion ? 0x9e3779b97f4a7c15ull : 0);
+  auto mix = [&h](uint64_t v) { h = (h ^ v) * 0x100000001b3ull; };
+  for (const runtime::Array& a : inputs) mix(a.is_contiguous());
+  for (const ir::Node& n : g.nodes()) {
+    int64_t numel = n.type.shape.numel();
+    mix((numel == 0) | (numel % 4 == 0) << 1 | (numel >= 1024) << 2);
+    if (n.op == ir::OpKind::Pad) {  // unpadded dims skip the bounds test
+      const auto& p = n.get<ir::PadAttrs>();
+      uint64_t mask = 0;
+      for (size_t d = 0; d < p.before.size(); ++d) mask |= uint64_t{p.before[d] || p.after[d]} << d;
+      mix(mask);
+    }
+  }
+  return h;
+}
+
+// A plan and its compiled kernels, reused by every flush with the same key: a repeated step
+// is planned, rendered and compiled once. Lowering still runs per flush, as it computes the
+// launch parameters (sizes, strides, scalars) of this flush.
+struct CachedPlan {
+  Plan plan;
+  std::vector<std::shared_ptr<runtime::Kernel>> kernels;
+};
+
+struct PlanCache {
+  std::mutex mutex;
+  std::unordered_map<uint64_t, std::shared_ptr<CachedPlan>> plans;
+};
+
+std::mutex g_caches_mutex;
+auto* g_caches = new std::unordered_map<const runtime::Backend*, PlanCache>;
+
+PlanCache& plan_cache(const runtime::Backend* backend) {
+  std::lock_guard lock(g_caches_mutex);
+  return (*g_caches)[backend];
+}
+
+constexpr size_t kMaxCachedPlans = 1024;  // distinct step shapes a process keeps
+
 }  // namespace
+
+void clear_plan_cache() {
+  std::lock_guard lock(g_caches_mutex);
+  for (auto& [backend, cache] : *g_caches) {
+    std::lock_guard inner(cache.mutex);
+    cache.plans.clear();
+  }
+}
 
 std::vector<Outcome> execute_compiled(const ir::Graph& g, const std::vector<ir::ValueId>& outputs,
                                       std::span<const runtime::Array> inputs,
                                       runtime::Backend& backend) {
-  Plan plan = make_plan(g, outputs, fusion_enabled());
-  if (dump_enabled("plan")) {
+  bool fusion = fusion_enabled();
+  uint64_t key = plan_key(g, outputs, inputs, fusion);
+  PlanCache& cache = plan_cache(&backend);
+  std::shared_ptr<CachedPlan> cached;
+  {
+    std::lock_guard lock(cache.mutex);
+    if (auto it = cache.plans.find(key); it != cache.plans.end()) cached = it->second;
+  }
+  bool hit = cached != nullptr;
+  if (hit) {
+    counters().cache_hits.fetch_add(1, std::memory_order_relaxed);
+  } else {
+    cached = std::make_shared<CachedPlan>();
+    cached->plan = make_plan(g, outputs, fusion);
+  }
+  const Plan& plan = cached->plan;
+  if (dump_enabled("plan") && !hit) {
     dump("plan", absl::StrCat("plan_", absl::Hex(ir::structural_hash(g, outputs), absl::kZeroPad16), ".txt"),
          print_plan(g, plan));
   }
@@ -134,7 +203,8 @@ std::vector<Outcome> execute_compiled(const ir::Graph& g, const std::vector<ir::
         arrays[o] = backend.allocate(g.type(o));
       }
     }
-    auto kernel = get_kernel(lk.desc, backend);
+    if (!hit) cached->kernels.push_back(get_kernel(lk.desc, backend));
+    const runtime::Kernel& kernel = *cached->kernels[k];
     runtime::Launch l;
     for (ir::ValueId b : lk.bindings) l.buffers.push_back(*arrays[b]);
     l.writes = lk.writes;
@@ -148,13 +218,18 @@ std::vector<Outcome> execute_compiled(const ir::Graph& g, const std::vector<ir::
     }
     l.groups[0] = groups_for(lk, backend.max_workgroups());
     if (lk.work_items > 0) {
-      backend.launch(*kernel, l);
+      backend.launch(kernel, l);
       counters().kernels_launched.fetch_add(1, std::memory_order_relaxed);
       if (log_kernels()) log_launch(g, lk, l, backend);
     }
     counters().ops_fused.fetch_add(std::max(0, lk.fused_nodes - 1), std::memory_order_relaxed);
   }
   backend.sync();
+  if (!hit) {
+    std::lock_guard lock(cache.mutex);
+    if (cache.plans.size() >= kMaxCachedPlans) cache.plans.clear();
+    cache.plans.emplace(key, cached);
+  }
 
   // Kernel-side checks: a failing kernel fails its outputs and everything computed from them.
   std::vector<std::string> failed(g.size());

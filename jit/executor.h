@@ -17,6 +17,9 @@ struct Outcome {
   std::string error;
 };
 
+// Forgets cached plans (and the compiled kernels they hold) of every backend.
+void clear_plan_cache();
+
 // Prefixes a run-time error with the user op that recorded the failing primitive.
 std::string labelled_error(const ir::Node& n, const std::string& message);
 

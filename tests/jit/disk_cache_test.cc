@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "jit/compile.h"
+#include "jit/executor.h"
 #include "tests/jit/vulkan_util.h"
 
 namespace ember {
@@ -15,6 +16,7 @@ namespace fs = std::filesystem;
 // Runs a small program on Vulkan from an empty in-memory cache; returns (compiles, cache hits).
 std::pair<int64_t, int64_t> run_once() {
   jit::clear_memory_cache();
+  jit::clear_plan_cache();
   Device dev = Device::vulkan(0);
   auto x = Tensor<1>::from_data({1.0, 2.0, 3.0, 4.0}, dev);
   sync(dev);

@@ -137,3 +137,28 @@ TEST(BufferReuse, DyingInputsLendTheirBuffers) {
 
 }  // namespace
 }  // namespace ember
+
+namespace ember {
+namespace {
+
+TEST(PlanCache, RepeatedStepReusesItsPlanAndKernels) {
+  EMBER_REQUIRE_VULKAN();
+  Device dev = Device::vulkan(0);
+  auto x = Tensor<2>::from_data(testing::host_uniform({8, 32}, 31), dev);
+  auto step = [&](double scale) { return activation::softmax(x * scale, 1).sum_dim(0); };
+  step(1.0).to_data();
+  reset_stats(dev);
+  auto y = step(2.5).to_data();  // same structure, another scalar: one plan-cache hit
+  Stats s = stats(dev);
+  EXPECT_EQ(s.compiles, 0);
+  EXPECT_GE(s.cache_hits, 1);
+  // The new scalar took effect (the cached plan recomputed its parameters).
+  auto ref = activation::softmax(Tensor<2>::from_data(testing::host_uniform({8, 32}, 31),
+                                                      Device::cpu()) * 2.5, 1)
+                 .sum_dim(0)
+                 .to_data();
+  y.assert_approx_eq(ref, Tolerance::rel_abs(1e-4, 1e-5));
+}
+
+}  // namespace
+}  // namespace ember
