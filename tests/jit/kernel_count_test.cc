@@ -162,3 +162,20 @@ TEST(PlanCache, RepeatedStepReusesItsPlanAndKernels) {
 
 }  // namespace
 }  // namespace ember
+
+namespace ember {
+namespace {
+
+TEST(PlanCache, PadsOfOneStructureButOtherPaddedDims) {
+  EMBER_REQUIRE_VULKAN();
+  testing::expect_same_fused_and_unfused([](const Device& dev) -> std::vector<RawTensor> {
+    auto x = Tensor<2>::from_data(testing::host_uniform({3, 4}, 41), dev);
+    auto a = x.pad({{1, 1}, {0, 0}}, 7.0);  // pads dim 1
+    a.to_data();
+    auto b = x.pad({{0, 0}, {1, 1}}, 7.0);  // pads dim 0: same graph structure otherwise
+    return {a.raw(), b.raw()};
+  });
+}
+
+}  // namespace
+}  // namespace ember
