@@ -66,10 +66,10 @@ int main() {
   std::cout << "noise = " << noise.to_string(3) << "\n\n";
 
   // Closeness.
-  auto t1 = Tensor<1>::from_floats({1.0, 2.0, 3.0, 4.0, 5.0, 6.001, 7.002, 8.003, 9.004, 10.1},
-                                   device);
-  auto t2 = Tensor<1>::from_floats({1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.001, 8.002, 9.003, 10.004},
-                                   device);
+  auto t1 =
+      Tensor<1>::from_floats({1.0, 2.0, 3.0, 4.0, 5.0, 6.001, 7.002, 8.003, 9.004, 10.1}, device);
+  auto t2 =
+      Tensor<1>::from_floats({1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.001, 8.002, 9.003, 10.004}, device);
   check_closeness(t1, t2);
   std::cout << "all_close(atol 0.2): " << std::boolalpha << t1.all_close(t2, 0.0, 0.2) << "\n";
 

@@ -23,7 +23,8 @@ Device Device::parse(const std::string& text) {
   if (name == "cpu") return cpu();
   if (name == "vulkan") return vulkan(i);
   if (name == "cuda") return cuda(i);
-  throw Error(absl::StrCat("device: unknown device '", text, "' (expected cpu, vulkan[:N] or cuda[:N])"));
+  throw Error(
+      absl::StrCat("device: unknown device '", text, "' (expected cpu, vulkan[:N] or cuda[:N])"));
 }
 
 Device Device::default_device() {
@@ -38,18 +39,24 @@ Device Device::default_device() {
 
 std::string Device::to_string() const {
   switch (type_) {
-    case DeviceType::Cpu: return "cpu";
-    case DeviceType::Vulkan: return absl::StrCat("vulkan:", index_);
-    case DeviceType::Cuda: return absl::StrCat("cuda:", index_);
+    case DeviceType::Cpu:
+      return "cpu";
+    case DeviceType::Vulkan:
+      return absl::StrCat("vulkan:", index_);
+    case DeviceType::Cuda:
+      return absl::StrCat("cuda:", index_);
   }
   return "?";
 }
 
 bool Device::is_available() const {
   switch (type_) {
-    case DeviceType::Cpu: return true;
-    case DeviceType::Vulkan: return index_ < runtime::vulkan_device_count();
-    case DeviceType::Cuda: return false;
+    case DeviceType::Cpu:
+      return true;
+    case DeviceType::Vulkan:
+      return index_ < runtime::vulkan_device_count();
+    case DeviceType::Cuda:
+      return false;
   }
   return false;
 }

@@ -13,7 +13,7 @@ enum class GridIndexing {
 
 template <size_t N, class K>
 std::array<Tensor<static_cast<int>(N), K>, N> meshgrid(const std::array<Tensor<1, K>, N>& xs,
-                                                         GridIndexing indexing) {
+                                                       GridIndexing indexing) {
   std::vector<RawTensor> raws;
   for (const auto& x : xs) raws.push_back(x.raw());
   auto out = ops::meshgrid(raws, indexing == GridIndexing::Matrix);

@@ -40,7 +40,7 @@ RawTensor expand(const RawTensor& x, const std::vector<int64_t>& dims);  // -1 k
 RawTensor flatten(const RawTensor& x, int64_t start, int64_t end);
 RawTensor squeeze(const RawTensor& x, int64_t dim);
 RawTensor squeeze_dims(const RawTensor& x, const std::vector<int64_t>& dims);  // {} = all 1s
-RawTensor unsqueeze(const RawTensor& x, int rank);  // adds leading dims
+RawTensor unsqueeze(const RawTensor& x, int rank);                             // adds leading dims
 RawTensor unsqueeze_dim(const RawTensor& x, int64_t dim);
 RawTensor unsqueeze_dims(const RawTensor& x, const std::vector<int64_t>& dims);
 RawTensor narrow(const RawTensor& x, int64_t dim, int64_t start, int64_t length);
@@ -78,8 +78,8 @@ RawTensor is_close(const RawTensor& a, const RawTensor& b, double rtol, double a
 bool all_close(const RawTensor& a, const RawTensor& b, double rtol, double atol);
 RawTensor tril(const RawTensor& x, int64_t diagonal);
 RawTensor triu(const RawTensor& x, int64_t diagonal);
-RawTensor one_hot_fill(const RawTensor& x, int64_t num_classes, Scalar on, Scalar off,
-                       int64_t axis, DType dtype);
+RawTensor one_hot_fill(const RawTensor& x, int64_t num_classes, Scalar on, Scalar off, int64_t axis,
+                       DType dtype);
 
 // ---- reductions (the *_dim forms keep the dim; the full forms return shape [1])
 RawTensor reduce_all(ir::ReduceFn fn, const RawTensor& x);

@@ -13,7 +13,9 @@ using ir::BinaryFn;
 using ir::ReduceFn;
 using ir::UnaryFn;
 
-RawTensor s_(const RawTensor& x, double v) { return prim::scalar_like(x, ir::Scalar::from_double(v), x.dtype()); }
+RawTensor s_(const RawTensor& x, double v) {
+  return prim::scalar_like(x, ir::Scalar::from_double(v), x.dtype());
+}
 RawTensor mul_s(const RawTensor& x, double v) {
   return prim::binary_scalar(BinaryFn::Mul, x, ir::Scalar::from_double(v));
 }

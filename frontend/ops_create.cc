@@ -83,8 +83,8 @@ RawTensor random(const Shape& shape, const Distribution& dist, DType dtype, cons
   }
   // Integer tensors draw uniform floats and floor them, so low..high covers [low, high).
   bool int_uniform = !is_float(dtype) && !is_bool(dtype) && dist.kind != K::Bernoulli;
-  RawTensor x = prim::random(shape, int_uniform ? DType::F64 : float_type, rd, dist.a, dist.b,
-                             device);
+  RawTensor x =
+      prim::random(shape, int_uniform ? DType::F64 : float_type, rd, dist.a, dist.b, device);
   if (int_uniform) x = prim::unary(ir::UnaryFn::Floor, x);
   return prim::cast(x, dtype);
 }
@@ -94,7 +94,8 @@ RawTensor cartesian_grid(const Shape& shape, DType dtype, const Device& device) 
   std::vector<int64_t> dims = shape.dims;
   dims.push_back(1);
   std::vector<RawTensor> coords;
-  for (int d = 0; d < shape.rank(); ++d) coords.push_back(prim::iota(Shape(dims), dtype, d, device));
+  for (int d = 0; d < shape.rank(); ++d)
+    coords.push_back(prim::iota(Shape(dims), dtype, d, device));
   if (coords.empty()) throw Error("cartesian_grid: needs a shape of rank >= 1");
   return prim::concat(coords, shape.rank());
 }

@@ -87,8 +87,8 @@ RawTensor triu(const RawTensor& x, int64_t diagonal) {
   return triangle(x, diagonal, false, "triu");
 }
 
-RawTensor one_hot_fill(const RawTensor& x, int64_t num_classes, Scalar on, Scalar off,
-                       int64_t axis, DType dtype) {
+RawTensor one_hot_fill(const RawTensor& x, int64_t num_classes, Scalar on, Scalar off, int64_t axis,
+                       DType dtype) {
   ir::OpScope scope("one_hot");
   if (num_classes <= 0) {
     throw Error(absl::StrCat("one_hot: number of classes must be positive, got ", num_classes));

@@ -18,8 +18,8 @@ TensorPair topk_with_indices(const RawTensor& x, int64_t k, int64_t dim) {
   ir::OpScope scope("topk");
   int d = normalize_dim(dim, x.rank(), "topk");
   if (k < 0 || k > x.shape()[d]) {
-    throw Error(absl::StrCat("topk: k=", k, " out of range for dim ", dim, " of ",
-                             x.shape().to_string()));
+    throw Error(
+        absl::StrCat("topk: k=", k, " out of range for dim ", dim, " of ", x.shape().to_string()));
   }
   auto [values, indices] = sort_with_indices(x, d, true);
   return {narrow(values, d, 0, k), narrow(indices, d, 0, k)};
@@ -39,8 +39,8 @@ RawTensor scatter(const RawTensor& x, int64_t dim, const RawTensor& index,
 // A 1-D index viewed along `d` and expanded to `shape`, the form gather/scatter take.
 static RawTensor index_along(const RawTensor& index, int d, const Shape& shape, const char* op) {
   if (index.rank() != 1 || !is_int(index.dtype())) {
-    throw Error(absl::StrCat(op, ": index must be a 1-D int tensor, got ",
-                             index.type().to_string()));
+    throw Error(
+        absl::StrCat(op, ": index must be a 1-D int tensor, got ", index.type().to_string()));
   }
   Shape view(std::vector<int64_t>(shape.rank(), 1));
   view[d] = index.shape()[0];
@@ -90,7 +90,8 @@ RawTensor argwhere(const RawTensor& x) {
   for (int64_t i = 0; i < s.numel(); ++i) {
     if (bytes[i] == std::byte(0)) continue;
     ++count;
-    for (int d = 0; d < s.rank(); ++d) coords.push_back(static_cast<int32_t>(i / strides[d] % s[d]));
+    for (int d = 0; d < s.rank(); ++d)
+      coords.push_back(static_cast<int32_t>(i / strides[d] % s[d]));
   }
   return prim::from_data(TensorData(coords, Shape{count, s.rank()}), x.device());
 }

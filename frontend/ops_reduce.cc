@@ -33,8 +33,8 @@ RawTensor mean(const RawTensor& x) {
 
 // all/any reduce a bool view with min/max; an empty input gives true/false, as in PyTorch.
 static RawTensor bool_reduce(const RawTensor& x, int d, bool is_all) {
-  RawTensor b = is_bool(x.dtype()) ? x
-                                   : prim::binary_scalar(BinaryFn::Ne, x, ir::Scalar::from_int(0));
+  RawTensor b =
+      is_bool(x.dtype()) ? x : prim::binary_scalar(BinaryFn::Ne, x, ir::Scalar::from_int(0));
   if (x.shape()[d] == 0) {
     Shape s = x.shape();
     s[d] = 1;

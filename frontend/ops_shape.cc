@@ -95,8 +95,8 @@ RawTensor reshape(const RawTensor& x, const std::vector<int64_t>& dims) {
   }
   if (infer >= 0) {
     if (known == 0 || x.shape().numel() % known != 0) {
-      fail("reshape", absl::StrCat("cannot reshape ", x.shape().to_string(), " to ",
-                                   dims_text(dims)));
+      fail("reshape",
+           absl::StrCat("cannot reshape ", x.shape().to_string(), " to ", dims_text(dims)));
     }
     out[infer] = x.shape().numel() / known;
   }
@@ -106,8 +106,8 @@ RawTensor reshape(const RawTensor& x, const std::vector<int64_t>& dims) {
 RawTensor permute(const RawTensor& x, const std::vector<int64_t>& axes) {
   ir::OpScope scope("permute");
   if (static_cast<int>(axes.size()) != x.rank()) {
-    fail("permute", absl::StrCat(dims_text(axes), " has ", axes.size(), " axes for ",
-                                 x.shape().to_string()));
+    fail("permute",
+         absl::StrCat(dims_text(axes), " has ", axes.size(), " axes for ", x.shape().to_string()));
   }
   std::vector<int> perm;
   for (int64_t a : axes) perm.push_back(normalize_dim(a, x.rank(), "permute"));
@@ -159,16 +159,16 @@ RawTensor expand(const RawTensor& x, const std::vector<int64_t>& dims) {
   ir::OpScope scope("expand");
   int r = static_cast<int>(dims.size());
   if (r < x.rank()) {
-    fail("expand", absl::StrCat("cannot expand ", x.shape().to_string(), " to fewer dims ",
-                                dims_text(dims)));
+    fail("expand",
+         absl::StrCat("cannot expand ", x.shape().to_string(), " to fewer dims ", dims_text(dims)));
   }
   RawTensor y = unsqueeze(x, r);
   std::vector<int64_t> target = dims;
   int added = r - x.rank();
   for (int d = 0; d < r; ++d) {
     if (target[d] == -1 && d < added) {
-      fail("expand", absl::StrCat("-1 is not allowed for the new leading dim ", d, " in ",
-                                  dims_text(dims)));
+      fail("expand",
+           absl::StrCat("-1 is not allowed for the new leading dim ", d, " in ", dims_text(dims)));
     }
     if (target[d] == -1) target[d] = y.shape()[d];
   }
@@ -218,8 +218,8 @@ RawTensor squeeze_dims(const RawTensor& x, const std::vector<int64_t>& dims) {
 
 RawTensor unsqueeze(const RawTensor& x, int rank) {
   if (rank < x.rank()) {
-    fail("unsqueeze", absl::StrCat("target rank ", rank, " below the rank of ",
-                                   x.shape().to_string()));
+    fail("unsqueeze",
+         absl::StrCat("target rank ", rank, " below the rank of ", x.shape().to_string()));
   }
   std::vector<int64_t> out(rank - x.rank(), 1);
   out.insert(out.end(), x.shape().dims.begin(), x.shape().dims.end());
@@ -252,8 +252,8 @@ RawTensor narrow(const RawTensor& x, int64_t dim, int64_t start, int64_t length)
   int64_t size = x.shape()[d];
   int64_t s = start < 0 ? start + size : start;
   if (s < 0 || length < 0 || s + length > size) {
-    fail("narrow", absl::StrCat("start ", start, " length ", length, " out of range for dim ",
-                                dim, " of ", x.shape().to_string()));
+    fail("narrow", absl::StrCat("start ", start, " length ", length, " out of range for dim ", dim,
+                                " of ", x.shape().to_string()));
   }
   return slice_dim(x, d, Range(s, s + length));
 }
@@ -401,8 +401,8 @@ std::vector<RawTensor> chunk(const RawTensor& x, int64_t chunks, int64_t dim) {
 RawTensor repeat(const RawTensor& x, const std::vector<int64_t>& sizes) {
   ir::OpScope scope("repeat");
   if (static_cast<int>(sizes.size()) != x.rank()) {
-    fail("repeat", absl::StrCat(dims_text(sizes), " does not match rank of ",
-                                x.shape().to_string()));
+    fail("repeat",
+         absl::StrCat(dims_text(sizes), " does not match rank of ", x.shape().to_string()));
   }
   // [a, b] repeated [p, q]: view as [1, a, 1, b], expand to [p, a, q, b], reshape to [pa, qb].
   std::vector<int64_t> inter, expanded, out;
@@ -461,7 +461,8 @@ RawTensor pad(const RawTensor& x, const std::vector<std::pair<int64_t, int64_t>>
     if (b < 0 || a < 0) {
       int64_t n = x.shape()[d];
       int64_t s = b < 0 ? -b : 0, e = a < 0 ? n + a : n;
-      if (s > e) fail("pad", absl::StrCat("cropping more than dim ", d, " of ", x.shape().to_string()));
+      if (s > e)
+        fail("pad", absl::StrCat("cropping more than dim ", d, " of ", x.shape().to_string()));
       crop[d] = Range(s, e);
       cropping = true;
     }

@@ -109,8 +109,8 @@ std::string check_closeness(const RawTensor& a, const RawTensor& b, std::ostream
       for (size_t i = 0; i < va.size(); ++i) ok += std::abs(va[i] - vb[i]) <= eps;
       double pct = va.empty() ? 100.0 : 100.0 * static_cast<double>(ok) / va.size();
       const char* tag = ok == static_cast<int64_t>(va.size()) ? "\x1b[32m[PASS]\x1b[0m"
-                        : pct >= 90.0                          ? "\x1b[33m[WARN]\x1b[0m"
-                                                               : "\x1b[31m[FAIL]\x1b[0m";
+                        : pct >= 90.0                         ? "\x1b[33m[WARN]\x1b[0m"
+                                                              : "\x1b[31m[FAIL]\x1b[0m";
       absl::StrAppend(&report, absl::StrFormat("  epsilon %.0e: %6.2f%% within (%d/%d) %s\n", eps,
                                                pct, ok, va.size(), tag));
     }

@@ -20,7 +20,8 @@ PrintOptions print_options();
 
 // `precision` overrides the global option for this call.
 std::string format_tensor(const RawTensor& t, const char* kind, std::optional<int> precision);
-// The precision a stream asks for with std::fixed (std::cout << std::fixed << std::setprecision(2)).
+// The precision a stream asks for with std::fixed (std::cout << std::fixed <<
+// std::setprecision(2)).
 std::optional<int> stream_precision(const std::ostream& os);
 
 // Prints, for several tolerances, how many elements of a and b agree, marked [PASS] (all),

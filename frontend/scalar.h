@@ -10,11 +10,11 @@ namespace ember {
 class Scalar {
  public:
   template <class T>
-    requires std::integral<T>
-  Scalar(T v) : value_(ir::Scalar::from_int(static_cast<int64_t>(v))) {}  // NOLINT
+  requires std::integral<T> Scalar(T v)
+      : value_(ir::Scalar::from_int(static_cast<int64_t>(v))) {}  // NOLINT
   template <class T>
-    requires std::floating_point<T>
-  Scalar(T v) : value_(ir::Scalar::from_double(static_cast<double>(v))) {}  // NOLINT
+  requires std::floating_point<T> Scalar(T v)
+      : value_(ir::Scalar::from_double(static_cast<double>(v))) {}  // NOLINT
   const ir::Scalar& ir() const { return value_; }
   double as_double() const { return value_.as_double(); }
 

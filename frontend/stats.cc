@@ -1,10 +1,11 @@
 #include "frontend/stats.h"
 
+#include <ember/ember.h>
+
 #include "absl/strings/str_format.h"
 #include "frontend/stream.h"
 #include "jit/fusion_switch.h"
 #include "jit/stats.h"
-#include <ember/ember.h>
 
 namespace ember {
 
@@ -32,8 +33,8 @@ double take_device_time_ms(const Device& device) {
 
 void reset_stats(const Device& device) {
   auto& c = jit::counters();
-  for (auto* counter : {&c.ops_recorded, &c.flushes, &c.kernels_launched, &c.ops_fused,
-                        &c.compiles, &c.compile_us, &c.cache_hits}) {
+  for (auto* counter : {&c.ops_recorded, &c.flushes, &c.kernels_launched, &c.ops_fused, &c.compiles,
+                        &c.compile_us, &c.cache_hits}) {
     counter->store(0);
   }
   detail::backend_for(device).reset_peak_memory();

@@ -59,8 +59,8 @@ class Stream {
   Device device_;
   std::recursive_mutex mutex_;
   ir::Graph graph_;
-  std::vector<runtime::Array> inputs_;                      // by Input slot
-  std::vector<std::shared_ptr<LazyValue>> bound_;            // keeps bound inputs alive
+  std::vector<runtime::Array> inputs_;             // by Input slot
+  std::vector<std::shared_ptr<LazyValue>> bound_;  // keeps bound inputs alive
   absl::flat_hash_map<const LazyValue*, ir::ValueId> bound_ids_;
   std::vector<std::weak_ptr<LazyValue>> pending_;
 };

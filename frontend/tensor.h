@@ -62,19 +62,19 @@ class Tensor {
     detail::flatten_nested<typename K::Elem, D>(list, 0, shape, values);
     return from_data(TensorData(values, Shape(shape)).convert(K::kDefault), dev);
   }
-  static Tensor from_floats(NestedList<double, D> list, const Device& dev = Device::default_device())
-    requires std::same_as<K, Float>
-  {
+  static Tensor from_floats(
+      NestedList<double, D> list,
+      const Device& dev = Device::default_device()) requires std::same_as<K, Float> {
     return from_data(list, dev);
   }
-  static Tensor from_ints(NestedList<int64_t, D> list, const Device& dev = Device::default_device())
-    requires std::same_as<K, Int>
-  {
+  static Tensor from_ints(
+      NestedList<int64_t, D> list,
+      const Device& dev = Device::default_device()) requires std::same_as<K, Int> {
     return from_data(list, dev);
   }
-  static Tensor from_bool(NestedList<bool, D> list, const Device& dev = Device::default_device())
-    requires std::same_as<K, Bool>
-  {
+  static Tensor from_bool(
+      NestedList<bool, D> list,
+      const Device& dev = Device::default_device()) requires std::same_as<K, Bool> {
     return from_data(list, dev);
   }
   static Tensor from_primitive(RawTensor t) { return Tensor(std::move(t)); }
@@ -98,61 +98,54 @@ class Tensor {
   static Tensor empty(const Shape& shape, const Device& dev = Device::default_device()) {
     return zeros(shape, dev);
   }
-  static Tensor eye(int64_t size, const Device& dev = Device::default_device())
-    requires(D == 2 && !std::same_as<K, Bool>)
-  {
+  static Tensor eye(int64_t size,
+                    const Device& dev = Device::default_device()) requires(D == 2 &&
+                                                                           !std::same_as<K, Bool>) {
     return Tensor(ops::eye(size, K::kDefault, dev));
   }
-  static Tensor arange(int64_t start, int64_t end, const Device& dev = Device::default_device())
-    requires(D == 1 && std::same_as<K, Int>)
-  {
+  static Tensor arange(
+      int64_t start, int64_t end,
+      const Device& dev = Device::default_device()) requires(D == 1 && std::same_as<K, Int>) {
     return Tensor(ops::arange(start, end, 1, K::kDefault, dev));
   }
-  static Tensor arange_step(int64_t start, int64_t end, int64_t step,
-                            const Device& dev = Device::default_device())
-    requires(D == 1 && std::same_as<K, Int>)
-  {
+  static Tensor arange_step(
+      int64_t start, int64_t end, int64_t step,
+      const Device& dev = Device::default_device()) requires(D == 1 && std::same_as<K, Int>) {
     return Tensor(ops::arange(start, end, step, K::kDefault, dev));
   }
-  static Tensor random(const Shape& shape, const Distribution& dist,
-                       const Device& dev = Device::default_device())
-    requires(!std::same_as<K, Bool>)
-  {
+  static Tensor random(
+      const Shape& shape, const Distribution& dist,
+      const Device& dev = Device::default_device()) requires(!std::same_as<K, Bool>) {
     check_rank(shape, "random");
     return Tensor(ops::random(shape, dist, K::kDefault, dev));
   }
-  static Tensor int_random(const Shape& shape, const Distribution& dist,
-                           const Device& dev = Device::default_device())
-    requires std::same_as<K, Int>
-  {
+  static Tensor int_random(
+      const Shape& shape, const Distribution& dist,
+      const Device& dev = Device::default_device()) requires std::same_as<K, Int> {
     return random(shape, dist, dev);
   }
-  static Tensor tril_mask(const Shape& shape, int64_t diagonal,
-                          const Device& dev = Device::default_device())
-    requires std::same_as<K, Bool>
-  {
+  static Tensor tril_mask(
+      const Shape& shape, int64_t diagonal,
+      const Device& dev = Device::default_device()) requires std::same_as<K, Bool> {
     check_rank(shape, "tril_mask");
     return Tensor(ops::tril_mask(shape, diagonal, dev));
   }
-  static Tensor triu_mask(const Shape& shape, int64_t diagonal,
-                          const Device& dev = Device::default_device())
-    requires std::same_as<K, Bool>
-  {
+  static Tensor triu_mask(
+      const Shape& shape, int64_t diagonal,
+      const Device& dev = Device::default_device()) requires std::same_as<K, Bool> {
     check_rank(shape, "triu_mask");
     return Tensor(ops::triu_mask(shape, diagonal, dev));
   }
-  static Tensor diag_mask(const Shape& shape, int64_t diagonal,
-                          const Device& dev = Device::default_device())
-    requires std::same_as<K, Bool>
-  {
+  static Tensor diag_mask(
+      const Shape& shape, int64_t diagonal,
+      const Device& dev = Device::default_device()) requires std::same_as<K, Bool> {
     check_rank(shape, "diag_mask");
     return Tensor(ops::diag_mask(shape, diagonal, dev));
   }
   // Coordinates of every position of a D-dim grid: shape [..shape, D].
-  static Tensor<D + 1, Int> cartesian_grid(const Shape& shape,
-                                           const Device& dev = Device::default_device())
-    requires std::same_as<K, Int>
-  {
+  static Tensor<D + 1, Int> cartesian_grid(
+      const Shape& shape,
+      const Device& dev = Device::default_device()) requires std::same_as<K, Int> {
     check_rank(shape, "cartesian_grid");
     return Tensor<D + 1, Int>(ops::cartesian_grid(shape, K::kDefault, dev));
   }
@@ -166,9 +159,7 @@ class Tensor {
   Tensor zeros_like() const { return Tensor(ops::zeros(shape(), dtype(), device())); }
   Tensor ones_like() const { return Tensor(ops::ones(shape(), dtype(), device())); }
   Tensor full_like(Scalar v) const { return Tensor(ops::full(shape(), v, dtype(), device())); }
-  Tensor random_like(const Distribution& dist) const
-    requires(!std::same_as<K, Bool>)
-  {
+  Tensor random_like(const Distribution& dist) const requires(!std::same_as<K, Bool>) {
     return Tensor(ops::random(shape(), dist, dtype(), device()));
   }
 
@@ -279,11 +270,12 @@ class Tensor {
   Tensor roll(const std::vector<int64_t>& shifts, const std::vector<int64_t>& dims) const {
     return Tensor(ops::roll(t_, shifts, dims));
   }
-  Tensor roll_dim(int64_t shift, int64_t dim) const { return Tensor(ops::roll(t_, {shift}, {dim})); }
+  Tensor roll_dim(int64_t shift, int64_t dim) const {
+    return Tensor(ops::roll(t_, {shift}, {dim}));
+  }
   // (before, after) pairs from the last dim backwards; negative amounts crop.
   Tensor pad(const std::vector<std::pair<int64_t, int64_t>>& pads, Scalar value) const
-    requires(!std::same_as<K, Bool>)
-  {
+      requires(!std::same_as<K, Bool>) {
     return Tensor(ops::pad(t_, pads, value));
   }
 
@@ -397,15 +389,12 @@ class Tensor {
     return Tensor(ops::select_assign(t_, dim, index.raw(), values.t_));
   }
   template <int D2 = D + 1>
-  Tensor<D2, K> one_hot(int64_t num_classes) const
-    requires(!std::same_as<K, Bool>)
-  {
+  Tensor<D2, K> one_hot(int64_t num_classes) const requires(!std::same_as<K, Bool>) {
     return Tensor<D2, K>(ops::one_hot_fill(t_, num_classes, 1, 0, -1, dtype()), "one_hot");
   }
   template <int D2 = D + 1>
   Tensor<D2, K> one_hot_fill(int64_t num_classes, Scalar on, Scalar off, int64_t axis) const
-    requires(!std::same_as<K, Bool>)
-  {
+      requires(!std::same_as<K, Bool>) {
     return Tensor<D2, K>(ops::one_hot_fill(t_, num_classes, on, off, axis, dtype()), "one_hot");
   }
   Tensor tril(int64_t diagonal) const { return Tensor(ops::tril(t_, diagonal)); }
@@ -469,21 +458,45 @@ class Tensor {
   Tensor<D, Float> float_() const { return Tensor<D, Float>(ops::cast(t_, Float::kDefault)); }
 
   // ---------------------------------------------------------------- int
-  Tensor bitwise_and(const Tensor& o) const requires std::same_as<K, Int> { return bin(ir::BinaryFn::BitAnd, o); }
-  Tensor bitwise_or(const Tensor& o) const requires std::same_as<K, Int> { return bin(ir::BinaryFn::BitOr, o); }
-  Tensor bitwise_xor(const Tensor& o) const requires std::same_as<K, Int> { return bin(ir::BinaryFn::BitXor, o); }
-  Tensor bitwise_left_shift(const Tensor& o) const requires std::same_as<K, Int> { return bin(ir::BinaryFn::Shl, o); }
-  Tensor bitwise_right_shift(const Tensor& o) const requires std::same_as<K, Int> { return bin(ir::BinaryFn::Shr, o); }
-  Tensor bitwise_and_scalar(int64_t s) const requires std::same_as<K, Int> { return bin_s(ir::BinaryFn::BitAnd, s); }
-  Tensor bitwise_or_scalar(int64_t s) const requires std::same_as<K, Int> { return bin_s(ir::BinaryFn::BitOr, s); }
-  Tensor bitwise_xor_scalar(int64_t s) const requires std::same_as<K, Int> { return bin_s(ir::BinaryFn::BitXor, s); }
-  Tensor bitwise_left_shift_scalar(int64_t s) const requires std::same_as<K, Int> { return bin_s(ir::BinaryFn::Shl, s); }
-  Tensor bitwise_right_shift_scalar(int64_t s) const requires std::same_as<K, Int> { return bin_s(ir::BinaryFn::Shr, s); }
+  Tensor bitwise_and(const Tensor& o) const requires std::same_as<K, Int> {
+    return bin(ir::BinaryFn::BitAnd, o);
+  }
+  Tensor bitwise_or(const Tensor& o) const requires std::same_as<K, Int> {
+    return bin(ir::BinaryFn::BitOr, o);
+  }
+  Tensor bitwise_xor(const Tensor& o) const requires std::same_as<K, Int> {
+    return bin(ir::BinaryFn::BitXor, o);
+  }
+  Tensor bitwise_left_shift(const Tensor& o) const requires std::same_as<K, Int> {
+    return bin(ir::BinaryFn::Shl, o);
+  }
+  Tensor bitwise_right_shift(const Tensor& o) const requires std::same_as<K, Int> {
+    return bin(ir::BinaryFn::Shr, o);
+  }
+  Tensor bitwise_and_scalar(int64_t s) const requires std::same_as<K, Int> {
+    return bin_s(ir::BinaryFn::BitAnd, s);
+  }
+  Tensor bitwise_or_scalar(int64_t s) const requires std::same_as<K, Int> {
+    return bin_s(ir::BinaryFn::BitOr, s);
+  }
+  Tensor bitwise_xor_scalar(int64_t s) const requires std::same_as<K, Int> {
+    return bin_s(ir::BinaryFn::BitXor, s);
+  }
+  Tensor bitwise_left_shift_scalar(int64_t s) const requires std::same_as<K, Int> {
+    return bin_s(ir::BinaryFn::Shl, s);
+  }
+  Tensor bitwise_right_shift_scalar(int64_t s) const requires std::same_as<K, Int> {
+    return bin_s(ir::BinaryFn::Shr, s);
+  }
   Tensor bitwise_not() const requires std::same_as<K, Int> { return un(ir::UnaryFn::BitwiseNot); }
 
   // ---------------------------------------------------------------- bool
-  Tensor bool_and(const Tensor& o) const requires std::same_as<K, Bool> { return bin(ir::BinaryFn::LogicalAnd, o); }
-  Tensor bool_or(const Tensor& o) const requires std::same_as<K, Bool> { return bin(ir::BinaryFn::LogicalOr, o); }
+  Tensor bool_and(const Tensor& o) const requires std::same_as<K, Bool> {
+    return bin(ir::BinaryFn::LogicalAnd, o);
+  }
+  Tensor bool_or(const Tensor& o) const requires std::same_as<K, Bool> {
+    return bin(ir::BinaryFn::LogicalOr, o);
+  }
   Tensor bool_not() const requires std::same_as<K, Bool> { return un(ir::UnaryFn::LogicalNot); }
   // Coordinates of the true elements: shape [count, D]. Runs pending work (data-dependent shape).
   Tensor<2, Int> argwhere() const requires std::same_as<K, Bool> {
@@ -537,29 +550,53 @@ RawTensor Tensor<D, K>::prim_from_data(const TensorData& d, const Device& dev) {
 
 // ---------------------------------------------------------------- operators
 template <int D, class K>
-Tensor<D, K> operator+(const Tensor<D, K>& a, const Tensor<D, K>& b) { return a.add(b); }
+Tensor<D, K> operator+(const Tensor<D, K>& a, const Tensor<D, K>& b) {
+  return a.add(b);
+}
 template <int D, class K>
-Tensor<D, K> operator-(const Tensor<D, K>& a, const Tensor<D, K>& b) { return a.sub(b); }
+Tensor<D, K> operator-(const Tensor<D, K>& a, const Tensor<D, K>& b) {
+  return a.sub(b);
+}
 template <int D, class K>
-Tensor<D, K> operator*(const Tensor<D, K>& a, const Tensor<D, K>& b) { return a.mul(b); }
+Tensor<D, K> operator*(const Tensor<D, K>& a, const Tensor<D, K>& b) {
+  return a.mul(b);
+}
 template <int D, class K>
-Tensor<D, K> operator/(const Tensor<D, K>& a, const Tensor<D, K>& b) { return a.div(b); }
+Tensor<D, K> operator/(const Tensor<D, K>& a, const Tensor<D, K>& b) {
+  return a.div(b);
+}
 template <int D, class K>
-Tensor<D, K> operator%(const Tensor<D, K>& a, const Tensor<D, K>& b) { return a.rem(b); }
+Tensor<D, K> operator%(const Tensor<D, K>& a, const Tensor<D, K>& b) {
+  return a.rem(b);
+}
 template <int D, class K>
-Tensor<D, K> operator+(const Tensor<D, K>& a, Scalar s) { return a.add_scalar(s); }
+Tensor<D, K> operator+(const Tensor<D, K>& a, Scalar s) {
+  return a.add_scalar(s);
+}
 template <int D, class K>
-Tensor<D, K> operator-(const Tensor<D, K>& a, Scalar s) { return a.sub_scalar(s); }
+Tensor<D, K> operator-(const Tensor<D, K>& a, Scalar s) {
+  return a.sub_scalar(s);
+}
 template <int D, class K>
-Tensor<D, K> operator*(const Tensor<D, K>& a, Scalar s) { return a.mul_scalar(s); }
+Tensor<D, K> operator*(const Tensor<D, K>& a, Scalar s) {
+  return a.mul_scalar(s);
+}
 template <int D, class K>
-Tensor<D, K> operator/(const Tensor<D, K>& a, Scalar s) { return a.div_scalar(s); }
+Tensor<D, K> operator/(const Tensor<D, K>& a, Scalar s) {
+  return a.div_scalar(s);
+}
 template <int D, class K>
-Tensor<D, K> operator%(const Tensor<D, K>& a, Scalar s) { return a.rem_scalar(s); }
+Tensor<D, K> operator%(const Tensor<D, K>& a, Scalar s) {
+  return a.rem_scalar(s);
+}
 template <int D, class K>
-Tensor<D, K> operator+(Scalar s, const Tensor<D, K>& a) { return a.add_scalar(s); }
+Tensor<D, K> operator+(Scalar s, const Tensor<D, K>& a) {
+  return a.add_scalar(s);
+}
 template <int D, class K>
-Tensor<D, K> operator*(Scalar s, const Tensor<D, K>& a) { return a.mul_scalar(s); }
+Tensor<D, K> operator*(Scalar s, const Tensor<D, K>& a) {
+  return a.mul_scalar(s);
+}
 template <int D, class K>
 Tensor<D, K> operator-(Scalar s, const Tensor<D, K>& a) {
   return Tensor<D, K>(ops::scalar_binary(ir::BinaryFn::Sub, s, a.raw()));
@@ -569,7 +606,9 @@ Tensor<D, K> operator/(Scalar s, const Tensor<D, K>& a) {
   return Tensor<D, K>(ops::scalar_binary(ir::BinaryFn::Div, s, a.raw()));
 }
 template <int D, class K>
-Tensor<D, K> operator-(const Tensor<D, K>& a) { return a.neg(); }
+Tensor<D, K> operator-(const Tensor<D, K>& a) {
+  return a.neg();
+}
 
 template <int D, class K>
 std::ostream& operator<<(std::ostream& os, const Tensor<D, K>& t) {

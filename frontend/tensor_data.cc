@@ -27,8 +27,8 @@ TensorData::TensorData(DType dtype, Shape shape, std::vector<std::byte> bytes)
     : dtype_(dtype), shape_(std::move(shape)), bytes_(std::move(bytes)) {
   size_t expected = static_cast<size_t>(shape_.numel()) * dtype_size(dtype);
   if (bytes_.size() != expected) {
-    throw Error(absl::StrCat("TensorData: ", bytes_.size(), " bytes given for ",
-                             dtype_name(dtype), shape_.to_string(), " (", expected, " expected)"));
+    throw Error(absl::StrCat("TensorData: ", bytes_.size(), " bytes given for ", dtype_name(dtype),
+                             shape_.to_string(), " (", expected, " expected)"));
   }
 }
 

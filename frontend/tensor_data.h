@@ -16,13 +16,20 @@ namespace ember {
 // The dtype a C++ element type stores as.
 template <class T>
 constexpr DType dtype_of() {
-  if constexpr (std::is_same_v<T, float>) return DType::F32;
-  else if constexpr (std::is_same_v<T, double>) return DType::F64;
-  else if constexpr (std::is_same_v<T, int32_t>) return DType::I32;
-  else if constexpr (std::is_same_v<T, int64_t>) return DType::I64;
-  else if constexpr (std::is_same_v<T, uint8_t>) return DType::U8;
-  else if constexpr (std::is_same_v<T, bool>) return DType::Bool;
-  else static_assert(sizeof(T) == 0, "unsupported element type");
+  if constexpr (std::is_same_v<T, float>)
+    return DType::F32;
+  else if constexpr (std::is_same_v<T, double>)
+    return DType::F64;
+  else if constexpr (std::is_same_v<T, int32_t>)
+    return DType::I32;
+  else if constexpr (std::is_same_v<T, int64_t>)
+    return DType::I64;
+  else if constexpr (std::is_same_v<T, uint8_t>)
+    return DType::U8;
+  else if constexpr (std::is_same_v<T, bool>)
+    return DType::Bool;
+  else
+    static_assert(sizeof(T) == 0, "unsupported element type");
 }
 
 // Tolerance for approximate comparisons: |a - b| <= atol + rtol * |b|.
@@ -40,7 +47,8 @@ class TensorData {
   TensorData() = default;
   // From values and a shape (throws if the sizes disagree).
   template <class T>
-  TensorData(const std::vector<T>& values, Shape shape) : TensorData(dtype_of<T>(), std::move(shape)) {
+  TensorData(const std::vector<T>& values, Shape shape)
+      : TensorData(dtype_of<T>(), std::move(shape)) {
     check_count(static_cast<int64_t>(values.size()));
     if constexpr (std::is_same_v<T, bool>) {
       for (size_t i = 0; i < values.size(); ++i) bytes_[i] = std::byte(values[i] ? 1 : 0);

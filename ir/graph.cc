@@ -83,21 +83,21 @@ std::string op_text(const Node& n) {
 
 std::string print_node(const Graph& g, ValueId id) {
   const Node& n = g.node(id);
-  std::string args = absl::StrJoin(n.inputs, ", ", [](std::string* out, ValueId v) {
-    absl::StrAppend(out, "%", v);
-  });
+  std::string args = absl::StrJoin(
+      n.inputs, ", ", [](std::string* out, ValueId v) { absl::StrAppend(out, "%", v); });
   std::string attrs = attr_text(n);
-  return absl::StrCat("%", id, " = ", op_text(n), "(", args, ")", attrs.empty() ? "" : " {",
-                      attrs, attrs.empty() ? "" : "}", " : ", n.type.to_string());
+  return absl::StrCat("%", id, " = ", op_text(n), "(", args, ")", attrs.empty() ? "" : " {", attrs,
+                      attrs.empty() ? "" : "}", " : ", n.type.to_string());
 }
 
 std::string print_graph(const Graph& g, const std::vector<ValueId>& outputs) {
   std::string s;
   for (int i = 0; i < g.size(); ++i) absl::StrAppend(&s, print_node(g, i), "\n");
   if (!outputs.empty()) {
-    absl::StrAppend(&s, "outputs: ", absl::StrJoin(outputs, ", ", [](std::string* o, ValueId v) {
-                      absl::StrAppend(o, "%", v);
-                    }), "\n");
+    absl::StrAppend(
+        &s, "outputs: ",
+        absl::StrJoin(outputs, ", ", [](std::string* o, ValueId v) { absl::StrAppend(o, "%", v); }),
+        "\n");
   }
   return s;
 }

@@ -4,24 +4,25 @@ namespace ember::ir {
 
 const char* op_name(OpKind op) {
   static const char* kNames[kOpKindCount] = {
-      "input", "full",    "iota",   "random", "unary",  "binary", "where",
-      "cast",  "reduce",  "reshape", "permute", "expand", "slice", "flip",
-      "pad",   "concat",  "matmul", "gather", "scatter_add", "sort"};
+      "input", "full",   "iota",    "random",  "unary",       "binary", "where",
+      "cast",  "reduce", "reshape", "permute", "expand",      "slice",  "flip",
+      "pad",   "concat", "matmul",  "gather",  "scatter_add", "sort"};
   return kNames[static_cast<int>(op)];
 }
 
 const char* unary_name(UnaryFn fn) {
   static const char* kNames[kUnaryFnCount] = {
-      "neg",  "abs",  "exp",  "log",   "log1p", "sqrt",  "sin",   "cos",
-      "tan",  "tanh", "sinh", "cosh",  "erf",   "floor", "ceil",  "round",
+      "neg",   "abs",  "exp",         "log",         "log1p",  "sqrt",  "sin",  "cos",
+      "tan",   "tanh", "sinh",        "cosh",        "erf",    "floor", "ceil", "round",
       "recip", "sign", "logical_not", "bitwise_not", "is_nan", "is_inf"};
   return kNames[static_cast<int>(fn)];
 }
 
 const char* binary_name(BinaryFn fn) {
   static const char* kNames[kBinaryFnCount] = {
-      "add", "sub", "mul", "div", "rem", "pow", "max", "min", "eq", "ne", "lt",
-      "le", "gt", "ge", "logical_and", "logical_or", "bit_and", "bit_or", "bit_xor", "shl", "shr"};
+      "add",         "sub",        "mul",     "div",    "rem",     "pow", "max",
+      "min",         "eq",         "ne",      "lt",     "le",      "gt",  "ge",
+      "logical_and", "logical_or", "bit_and", "bit_or", "bit_xor", "shl", "shr"};
   return kNames[static_cast<int>(fn)];
 }
 
@@ -32,9 +33,12 @@ const char* reduce_name(ReduceFn fn) {
 
 const char* dist_name(RandomDist d) {
   switch (d) {
-    case RandomDist::Uniform: return "uniform";
-    case RandomDist::Normal: return "normal";
-    case RandomDist::Bernoulli: return "bernoulli";
+    case RandomDist::Uniform:
+      return "uniform";
+    case RandomDist::Normal:
+      return "normal";
+    case RandomDist::Bernoulli:
+      return "bernoulli";
   }
   return "?";
 }

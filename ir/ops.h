@@ -10,40 +10,77 @@
 namespace ember::ir {
 
 enum class OpKind : uint8_t {
-  Input,    // a materialized buffer handed to the graph (slot index)
-  Full,     // constant fill
-  Iota,     // index along one axis
-  Random,   // counter-based (Philox) random numbers, recomputable from seed + offset
-  Unary,    // elementwise, one input
-  Binary,   // elementwise, two inputs, NumPy broadcasting over equal ranks
-  Where,    // cond ? a : b with broadcasting
-  Cast,     // dtype conversion
-  Reduce,   // over one axis, keeps it with size 1
-  Reshape,  // view
-  Permute,  // view
-  Expand,   // view: size-1 dims broadcast to a larger size
-  Slice,    // view: start and positive step per dim
-  Flip,     // view
-  Pad,      // constant padding before/after each dim
-  Concat,   // along one axis
-  Matmul,   // batched, broadcasting over batch dims
-  Gather,   // out[.., i, ..] = x[.., idx[.., i, ..], ..] along one axis
+  Input,       // a materialized buffer handed to the graph (slot index)
+  Full,        // constant fill
+  Iota,        // index along one axis
+  Random,      // counter-based (Philox) random numbers, recomputable from seed + offset
+  Unary,       // elementwise, one input
+  Binary,      // elementwise, two inputs, NumPy broadcasting over equal ranks
+  Where,       // cond ? a : b with broadcasting
+  Cast,        // dtype conversion
+  Reduce,      // over one axis, keeps it with size 1
+  Reshape,     // view
+  Permute,     // view
+  Expand,      // view: size-1 dims broadcast to a larger size
+  Slice,       // view: start and positive step per dim
+  Flip,        // view
+  Pad,         // constant padding before/after each dim
+  Concat,      // along one axis
+  Matmul,      // batched, broadcasting over batch dims
+  Gather,      // out[.., i, ..] = x[.., idx[.., i, ..], ..] along one axis
   ScatterAdd,  // x with values added at idx along one axis
-  Sort,     // stable sort along one axis: values or indices
+  Sort,        // stable sort along one axis: values or indices
 };
 inline constexpr int kOpKindCount = 20;
 
 enum class UnaryFn : uint8_t {
-  Neg, Abs, Exp, Log, Log1p, Sqrt, Sin, Cos, Tan, Tanh, Sinh, Cosh, Erf, Floor, Ceil, Round,
-  Recip, Sign, LogicalNot, BitwiseNot, IsNan, IsInf,
+  Neg,
+  Abs,
+  Exp,
+  Log,
+  Log1p,
+  Sqrt,
+  Sin,
+  Cos,
+  Tan,
+  Tanh,
+  Sinh,
+  Cosh,
+  Erf,
+  Floor,
+  Ceil,
+  Round,
+  Recip,
+  Sign,
+  LogicalNot,
+  BitwiseNot,
+  IsNan,
+  IsInf,
 };
 inline constexpr int kUnaryFnCount = 22;
 
 enum class BinaryFn : uint8_t {
-  Add, Sub, Mul, Div, Rem, Pow, Max, Min,
-  Eq, Ne, Lt, Le, Gt, Ge,
-  LogicalAnd, LogicalOr,
-  BitAnd, BitOr, BitXor, Shl, Shr,
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Rem,
+  Pow,
+  Max,
+  Min,
+  Eq,
+  Ne,
+  Lt,
+  Le,
+  Gt,
+  Ge,
+  LogicalAnd,
+  LogicalOr,
+  BitAnd,
+  BitOr,
+  BitXor,
+  Shl,
+  Shr,
 };
 inline constexpr int kBinaryFnCount = 21;
 
@@ -64,23 +101,55 @@ struct Scalar {
 };
 
 struct NoAttrs {};
-struct InputAttrs { int slot; };
-struct FullAttrs { Scalar value; };
-struct IotaAttrs { int axis; };
-struct RandomAttrs { RandomDist dist; double a, b; uint64_t seed, offset; };
-struct UnaryAttrs { UnaryFn fn; };
-struct BinaryAttrs { BinaryFn fn; };
-struct ReduceAttrs { ReduceFn fn; int axis; };
-struct PermuteAttrs { std::vector<int> perm; };
-struct SliceAttrs { std::vector<int64_t> starts, steps; };
-struct FlipAttrs { std::vector<int> axes; };
-struct PadAttrs { std::vector<int64_t> before, after; Scalar value; };
-struct AxisAttrs { int axis; };  // Concat, Gather, ScatterAdd
-struct SortAttrs { int axis; bool descending; bool indices; };
+struct InputAttrs {
+  int slot;
+};
+struct FullAttrs {
+  Scalar value;
+};
+struct IotaAttrs {
+  int axis;
+};
+struct RandomAttrs {
+  RandomDist dist;
+  double a, b;
+  uint64_t seed, offset;
+};
+struct UnaryAttrs {
+  UnaryFn fn;
+};
+struct BinaryAttrs {
+  BinaryFn fn;
+};
+struct ReduceAttrs {
+  ReduceFn fn;
+  int axis;
+};
+struct PermuteAttrs {
+  std::vector<int> perm;
+};
+struct SliceAttrs {
+  std::vector<int64_t> starts, steps;
+};
+struct FlipAttrs {
+  std::vector<int> axes;
+};
+struct PadAttrs {
+  std::vector<int64_t> before, after;
+  Scalar value;
+};
+struct AxisAttrs {
+  int axis;
+};  // Concat, Gather, ScatterAdd
+struct SortAttrs {
+  int axis;
+  bool descending;
+  bool indices;
+};
 
-using Attrs = std::variant<NoAttrs, InputAttrs, FullAttrs, IotaAttrs, RandomAttrs, UnaryAttrs,
-                           BinaryAttrs, ReduceAttrs, PermuteAttrs, SliceAttrs, FlipAttrs, PadAttrs,
-                           AxisAttrs, SortAttrs>;
+using Attrs =
+    std::variant<NoAttrs, InputAttrs, FullAttrs, IotaAttrs, RandomAttrs, UnaryAttrs, BinaryAttrs,
+                 ReduceAttrs, PermuteAttrs, SliceAttrs, FlipAttrs, PadAttrs, AxisAttrs, SortAttrs>;
 
 const char* op_name(OpKind op);
 const char* unary_name(UnaryFn fn);

@@ -37,7 +37,8 @@ struct TensorType {
   std::string to_string() const;  // "f32[2, 3]"
 };
 
-// Normalises a possibly negative dim against rank; throws ember::Error naming `op` when out of range.
+// Normalises a possibly negative dim against rank; throws ember::Error naming `op` when out of
+// range.
 int normalize_dim(int64_t dim, int rank, const char* op);
 
 }  // namespace ember

@@ -1,10 +1,9 @@
 #include "jit/compile.h"
 
 #define XXH_INLINE_ALL
-#include <xxhash.h>
-
 #include <shaderc/shaderc.h>
 #include <unistd.h>
+#include <xxhash.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -46,7 +45,8 @@ bool read_entry(const fs::path& path, std::vector<uint32_t>& words) {
       !in.read(reinterpret_cast<char*>(&checksum), sizeof(checksum))) {
     return false;
   }
-  if (header[0] != kMagic || header[1] != kCacheFormat || header[2] == 0 || header[2] > (64u << 20)) {
+  if (header[0] != kMagic || header[1] != kCacheFormat || header[2] == 0 ||
+      header[2] > (64u << 20)) {
     return false;
   }
   words.resize(header[2]);
@@ -159,7 +159,9 @@ std::shared_ptr<runtime::Kernel> get_kernel(const KernelDesc& desc, runtime::Bac
   std::string file = absl::StrCat(desc.name, "_", hex(h));
   if (dump_enabled("kernels")) dump("kernels", file + ".comp", source);
   fs::path entry = fs::path(cache_dir()) / "spirv" / (hex(h) + ".spv");
-  runtime::KernelBinary bin{desc.name, {}, static_cast<int>(desc.buffers.size()) + desc.uses_errors,
+  runtime::KernelBinary bin{desc.name,
+                            {},
+                            static_cast<int>(desc.buffers.size()) + desc.uses_errors,
                             desc.workgroup_size,
                             desc.push_params() ? std::max(1, desc.num_params) : 0};
   if (read_entry(entry, bin.spirv)) {
@@ -167,8 +169,9 @@ std::shared_ptr<runtime::Kernel> get_kernel(const KernelDesc& desc, runtime::Bac
   } else {
     auto t0 = std::chrono::steady_clock::now();
     bin.spirv = compile_glsl(source, desc.name);
-    auto us = std::chrono::duration_cast<std::chrono::microseconds>(
-                  std::chrono::steady_clock::now() - t0).count();
+    auto us =
+        std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0)
+            .count();
     counters().compiles.fetch_add(1, std::memory_order_relaxed);
     counters().compile_us.fetch_add(us, std::memory_order_relaxed);
     write_entry(entry, bin.spirv);

@@ -2,12 +2,11 @@
 // then report kernel-side errors against the outputs that depend on them.
 #include <algorithm>
 #include <chrono>
-#include <mutex>
-#include <unordered_map>
-
 #include <cstdio>
 #include <cstdlib>
+#include <mutex>
 #include <string_view>
+#include <unordered_map>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -160,8 +159,10 @@ std::vector<Outcome> execute_compiled(const ir::Graph& g, const std::vector<ir::
   }
   const Plan& plan = cached->plan;
   if (dump_enabled("plan") && !hit) {
-    dump("plan", absl::StrCat("plan_", absl::Hex(ir::structural_hash(g, outputs), absl::kZeroPad16), ".txt"),
-         print_plan(g, plan));
+    dump(
+        "plan",
+        absl::StrCat("plan_", absl::Hex(ir::structural_hash(g, outputs), absl::kZeroPad16), ".txt"),
+        print_plan(g, plan));
   }
   std::vector<std::optional<runtime::Array>> arrays(g.size());
   std::vector<char> is_output(g.size(), 0);
@@ -189,13 +190,13 @@ std::vector<Outcome> execute_compiled(const ir::Graph& g, const std::vector<ir::
     LoweredKernel& lk = launched[k].lk;
     std::vector<ir::ValueId> donors;  // intermediates dying here, read only in place
     for (ir::ValueId v : lk.in_place_candidates) {
-      if (last_read[v] == k && !is_output[v] && g.node(v).op != ir::OpKind::Input) donors.push_back(v);
+      if (last_read[v] == k && !is_output[v] && g.node(v).op != ir::OpKind::Input)
+        donors.push_back(v);
     }
     for (ir::ValueId o : plan.kernels[k].outputs) {
       size_t bytes = static_cast<size_t>(g.type(o).shape.numel()) * dtype_size(g.type(o).dtype);
-      auto donor = std::find_if(donors.begin(), donors.end(), [&](ir::ValueId v) {
-        return arrays[v]->buffer->bytes() == bytes;
-      });
+      auto donor = std::find_if(donors.begin(), donors.end(),
+                                [&](ir::ValueId v) { return arrays[v]->buffer->bytes() == bytes; });
       if (donor != donors.end()) {
         arrays[o] = runtime::Array::contiguous(arrays[*donor]->buffer, g.type(o));
         donors.erase(donor);

@@ -7,12 +7,13 @@
 namespace ember::jit {
 
 std::string describe(const KernelDesc& k) {
-  static const char* kOps[] = {"param", "paramf", "paramd", "parami64", "const", "var", "builtin",
-                               "load", "unary", "binary", "select", "cast", "random", "shared_load",
-                               "quantize", "load_vec", "lane", "make_vec"};
-  static const char* kStmts[] = {"let", "decl", "assign", "store", "for_grid", "for_rows",
-                                 "for_lanes", "for_seq", "if", "end", "reduce", "arg_reduce",
-                                 "barrier", "error", "shared_store"};
+  static const char* kOps[] = {"param",    "paramf",  "paramd",  "parami64",    "const",
+                               "var",      "builtin", "load",    "unary",       "binary",
+                               "select",   "cast",    "random",  "shared_load", "quantize",
+                               "load_vec", "lane",    "make_vec"};
+  static const char* kStmts[] = {"let",      "decl",       "assign",  "store", "for_grid",
+                                 "for_rows", "for_lanes",  "for_seq", "if",    "end",
+                                 "reduce",   "arg_reduce", "barrier", "error", "shared_store"};
   std::string s = absl::StrCat("kernel ", k.name, ": ", k.buffers.size(), " buffers, ",
                                k.num_params, " params, workgroup ", k.workgroup_size, "\n");
   for (const Stmt& st : k.body) {
@@ -20,10 +21,10 @@ std::string describe(const KernelDesc& k) {
     if (st.var >= 0) absl::StrAppend(&s, " x", st.var);
     if (st.expr >= 0) {
       const Expr& e = k.exprs[st.expr];
-      absl::StrAppend(&s, " v", st.expr, "=", kOps[static_cast<int>(e.op)], "<", ctype_name(e.type),
-                      ">(", absl::StrJoin(e.args, ",", [](std::string* o, int a) {
-                        absl::StrAppend(o, "v", a);
-                      }), ")");
+      absl::StrAppend(
+          &s, " v", st.expr, "=", kOps[static_cast<int>(e.op)], "<", ctype_name(e.type), ">(",
+          absl::StrJoin(e.args, ",", [](std::string* o, int a) { absl::StrAppend(o, "v", a); }),
+          ")");
     }
     if (st.buffer >= 0) absl::StrAppend(&s, " buffer ", st.buffer);
     absl::StrAppend(&s, "\n");

@@ -16,24 +16,38 @@ using ir::ValueId;
 
 CType compute_type(DType t) {
   switch (t) {
-    case DType::F32: case DType::F16: case DType::BF16: return CType::Float;
-    case DType::F64: return CType::Double;
-    case DType::I32: return CType::Int;
-    case DType::I64: return CType::Int64;
-    case DType::U8: return CType::Uint;
-    case DType::Bool: return CType::Bool;
+    case DType::F32:
+    case DType::F16:
+    case DType::BF16:
+      return CType::Float;
+    case DType::F64:
+      return CType::Double;
+    case DType::I32:
+      return CType::Int;
+    case DType::I64:
+      return CType::Int64;
+    case DType::U8:
+      return CType::Uint;
+    case DType::Bool:
+      return CType::Bool;
   }
   return CType::Float;
 }
 
 const char* ctype_name(CType t) {
   switch (t) {
-    case CType::Float: return "float";
-    case CType::Double: return "double";
-    case CType::Int: return "int";
-    case CType::Int64: return "int64";
-    case CType::Uint: return "uint";
-    case CType::Bool: return "bool";
+    case CType::Float:
+      return "float";
+    case CType::Double:
+      return "double";
+    case CType::Int:
+      return "int";
+    case CType::Int64:
+      return "int64";
+    case CType::Uint:
+      return "uint";
+    case CType::Bool:
+      return "bool";
   }
   return "?";
 }
@@ -57,7 +71,9 @@ int Emitter::expr(Expr e) {
   return id;
 }
 
-int Emitter::const_u(uint64_t v) { return expr({XOp::Const, CType::Uint, static_cast<int64_t>(v)}); }
+int Emitter::const_u(uint64_t v) {
+  return expr({XOp::Const, CType::Uint, static_cast<int64_t>(v)});
+}
 int Emitter::const_i(int64_t v, CType t) { return expr({XOp::Const, t, v}); }
 int Emitter::const_f(double v, CType t) { return expr({XOp::Const, t, 0, v}); }
 int Emitter::const_b(bool v) { return expr({XOp::Const, CType::Bool, v ? 1 : 0}); }
@@ -69,7 +85,9 @@ int Emitter::param_u(const std::string& key, uint32_t value) {
   return expr({XOp::Param, CType::Uint, it->second});
 }
 
-int Emitter::builtin(Builtin b) { return expr({XOp::Builtin, CType::Uint, static_cast<int64_t>(b)}); }
+int Emitter::builtin(Builtin b) {
+  return expr({XOp::Builtin, CType::Uint, static_cast<int64_t>(b)});
+}
 int Emitter::var(int id, CType t) { return expr({XOp::Var, t, id}); }
 
 int Emitter::un(UnaryFn fn, int a) {
@@ -79,10 +97,13 @@ int Emitter::un(UnaryFn fn, int a) {
 
 int Emitter::bin(BinaryFn fn, int a, int b) {
   bool boolean = ir::is_comparison(fn) || fn == BinaryFn::LogicalAnd || fn == BinaryFn::LogicalOr;
-  return expr({XOp::Binary, boolean ? CType::Bool : type_of(a), static_cast<int64_t>(fn), 0, {a, b}});
+  return expr(
+      {XOp::Binary, boolean ? CType::Bool : type_of(a), static_cast<int64_t>(fn), 0, {a, b}});
 }
 
-int Emitter::select(int c, int a, int b) { return expr({XOp::Select, type_of(a), 0, 0, {c, a, b}}); }
+int Emitter::select(int c, int a, int b) {
+  return expr({XOp::Select, type_of(a), 0, 0, {c, a, b}});
+}
 
 int Emitter::cast(int a, CType t) {
   if (type_of(a) == t) return a;
@@ -269,8 +290,8 @@ int Emitter::value(ValueId v, Index idx) {
   for (auto it = memo_.rbegin(); it != memo_.rend(); ++it) {
     if (auto m = it->find(key); m != it->end()) return m->second;
   }
-  bool stored_elsewhere = plan_.stored[v] && (g_.node(v).op == OpKind::Input ||
-                                              plan_.producer[v] != kernel_);
+  bool stored_elsewhere =
+      plan_.stored[v] && (g_.node(v).op == OpKind::Input || plan_.producer[v] != kernel_);
   int e = stored_elsewhere ? load(v, idx) : compute(v, idx);
   if (!stored_elsewhere) computed_[v] = 1;
   memo_.back()[key] = e;
@@ -282,7 +303,9 @@ int Emitter::scalar_param(ir::Scalar s, DType t, const std::string& key) {
   double d = s.as_double();
   int64_t i = s.as_int();
   switch (t) {
-    case DType::F32: case DType::F16: case DType::BF16: {
+    case DType::F32:
+    case DType::F16:
+    case DType::BF16: {
       float f = 0;
       if (t == DType::F32) {
         f = static_cast<float>(d);
@@ -356,9 +379,11 @@ int Emitter::compute(ValueId v, Index& idx) {
     case OpKind::Cast: {
       int x = cast(in_value(0), t);
       DType from = g_.type(n.inputs[0]).dtype;
-      bool narrow = (n.type.dtype == DType::F16 || n.type.dtype == DType::BF16) && from != n.type.dtype;
+      bool narrow =
+          (n.type.dtype == DType::F16 || n.type.dtype == DType::BF16) && from != n.type.dtype;
       // f16/bf16 compute in f32: the value must still be rounded to what the tensor can hold.
-      if (narrow) x = expr({XOp::Quantize, CType::Float, static_cast<int64_t>(n.type.dtype), 0, {x}});
+      if (narrow)
+        x = expr({XOp::Quantize, CType::Float, static_cast<int64_t>(n.type.dtype), 0, {x}});
       return x;
     }
     case OpKind::Reshape: {
@@ -427,8 +452,8 @@ int Emitter::random(const ir::Node& n, ValueId v, Index& idx) {
   int s_hi = param_u(key + ":seed_hi", static_cast<uint32_t>(a.seed >> 32));
   int pa = scalar_param(ir::Scalar::from_double(a.a), DType::F32, key + ":a");
   int pb = scalar_param(ir::Scalar::from_double(a.b), DType::F32, key + ":b");
-  int r = expr({XOp::Random, CType::Float, static_cast<int64_t>(a.dist), 0,
-                {lo, hi, s_lo, s_hi, pa, pb}});
+  int r = expr(
+      {XOp::Random, CType::Float, static_cast<int64_t>(a.dist), 0, {lo, hi, s_lo, s_hi, pa, pb}});
   return cast(r, compute_type(n.type.dtype));
 }
 
@@ -498,7 +523,8 @@ int Emitter::gather(const ir::Node& n, ValueId v, Index& idx) {
   int size = size_param(xs, axis, absl::StrCat("%", v, ":x"));
   int sized = cast(size, jt);
   int bad = bin(BinaryFn::Ge, j, sized);
-  if (jt != CType::Uint) bad = bin(BinaryFn::LogicalOr, bad, bin(BinaryFn::Lt, j, cast(const_u(0), jt)));
+  if (jt != CType::Uint)
+    bad = bin(BinaryFn::LogicalOr, bad, bin(BinaryFn::Lt, j, cast(const_u(0), jt)));
   error_if(bad, {ErrorKind::IndexOutOfRange, v, axis}, j, size);
   int safe = select(bad, const_u(0), cast(j, CType::Uint));
   Index in_idx{xs, std::vector<int>(xs.rank(), -1), -1};

@@ -14,14 +14,22 @@ using ir::UnaryFn;
 
 std::string storage_type(DType t) {
   switch (t) {
-    case DType::F32: return "float";
-    case DType::F16: return "float16_t";
-    case DType::BF16: return "uint16_t";
-    case DType::F64: return "double";
-    case DType::I32: return "int";
-    case DType::I64: return "int64_t";
-    case DType::U8: return "uint8_t";
-    case DType::Bool: return "uint8_t";
+    case DType::F32:
+      return "float";
+    case DType::F16:
+      return "float16_t";
+    case DType::BF16:
+      return "uint16_t";
+    case DType::F64:
+      return "double";
+    case DType::I32:
+      return "int";
+    case DType::I64:
+      return "int64_t";
+    case DType::U8:
+      return "uint8_t";
+    case DType::Bool:
+      return "uint8_t";
   }
   return "float";
 }
@@ -142,12 +150,18 @@ class Glsl final : public Dialect {
  public:
   std::string type(CType t) const override {
     switch (t) {
-      case CType::Float: return "float";
-      case CType::Double: return "double";
-      case CType::Int: return "int";
-      case CType::Int64: return "int64_t";
-      case CType::Uint: return "uint";
-      case CType::Bool: return "bool";
+      case CType::Float:
+        return "float";
+      case CType::Double:
+        return "double";
+      case CType::Int:
+        return "int";
+      case CType::Int64:
+        return "int64_t";
+      case CType::Uint:
+        return "uint";
+      case CType::Bool:
+        return "bool";
     }
     return "float";
   }
@@ -159,27 +173,30 @@ class Glsl final : public Dialect {
         "#extension GL_EXT_shader_16bit_storage : require\n"
         "#extension GL_EXT_shader_8bit_storage : require\n"
         "#extension GL_EXT_control_flow_attributes : require\n"
-        "// ember kernel: " + k.name + "\n"
+        "// ember kernel: " +
+        k.name +
+        "\n"
         "layout(local_size_x_id = 0) in;\n";
     if (k.push_params()) {
-      absl::StrAppend(&s, "layout(push_constant) uniform Params { uint P[", std::max(1, k.num_params),
-                      "]; };\n");
+      absl::StrAppend(&s, "layout(push_constant) uniform Params { uint P[",
+                      std::max(1, k.num_params), "]; };\n");
     } else {
       s += "layout(std430, set = 0, binding = 0) readonly buffer Params { uint P[]; };\n";
     }
     for (size_t i = 0; i < k.buffers.size(); ++i) {
-      std::string elem = k.buffers[i].vec4 ? vector_storage(k.buffers[i].dtype)
-                                           : storage_type(k.buffers[i].dtype);
+      std::string elem =
+          k.buffers[i].vec4 ? vector_storage(k.buffers[i].dtype) : storage_type(k.buffers[i].dtype);
       absl::StrAppend(&s, "layout(std430, set = 0, binding = ", i + 1, ") ",
-                      k.buffers[i].written ? "" : "readonly ", "buffer B", i, " { ", elem, " b",
-                      i, "[]; };\n");
+                      k.buffers[i].written ? "" : "readonly ", "buffer B", i, " { ", elem, " b", i,
+                      "[]; };\n");
     }
     if (k.uses_errors) {
       absl::StrAppend(&s, "layout(std430, set = 0, binding = ", k.buffers.size() + 1,
                       ") buffer Errors { uint E[]; };\n");
     }
     for (size_t i = 0; i < k.shared.size(); ++i) {
-      absl::StrAppend(&s, "shared ", type(k.shared[i].type), " sh", i, "[", k.shared[i].size, "];\n");
+      absl::StrAppend(&s, "shared ", type(k.shared[i].type), " sh", i, "[", k.shared[i].size,
+                      "];\n");
     }
     std::set<CType> reduce_types, used;
     bool arg = false;
@@ -215,10 +232,14 @@ class Glsl final : public Dialect {
   }
   std::string builtin(Builtin b) const override {
     switch (b) {
-      case Builtin::LocalId: return "gl_LocalInvocationID.x";
-      case Builtin::WorkgroupId: return "gl_WorkGroupID.x";
-      case Builtin::NumWorkgroups: return "gl_NumWorkGroups.x";
-      case Builtin::WorkgroupSize: return "gl_WorkGroupSize.x";
+      case Builtin::LocalId:
+        return "gl_LocalInvocationID.x";
+      case Builtin::WorkgroupId:
+        return "gl_WorkGroupID.x";
+      case Builtin::NumWorkgroups:
+        return "gl_NumWorkGroups.x";
+      case Builtin::WorkgroupSize:
+        return "gl_WorkGroupSize.x";
     }
     return "0u";
   }
@@ -240,11 +261,16 @@ class Glsl final : public Dialect {
   static std::string vector_storage(DType t) { return t == DType::I32 ? "ivec4" : "vec4"; }
   std::string vector_type(CType t) const override {
     switch (t) {
-      case CType::Int: return "ivec4";
-      case CType::Uint: return "uvec4";
-      case CType::Double: return "dvec4";
-      case CType::Bool: return "bvec4";
-      default: return "vec4";
+      case CType::Int:
+        return "ivec4";
+      case CType::Uint:
+        return "uvec4";
+      case CType::Double:
+        return "dvec4";
+      case CType::Bool:
+        return "bvec4";
+      default:
+        return "vec4";
     }
   }
   std::string load_vec(const KernelDesc&, int buffer, const std::string& index) const override {
@@ -257,11 +283,16 @@ class Glsl final : public Dialect {
                         ? absl::StrCat("b", buffer, "[(", index, ") >> 2u][(", index, ") & 3u]")
                         : absl::StrCat("b", buffer, "[", index, "]");
     switch (k.buffers[buffer].dtype) {
-      case DType::F16: return "float(" + e + ")";
-      case DType::BF16: return "uintBitsToFloat(uint(" + e + ") << 16)";
-      case DType::U8: return "uint(" + e + ")";
-      case DType::Bool: return "(" + e + " != uint8_t(0))";
-      default: return e;
+      case DType::F16:
+        return "float(" + e + ")";
+      case DType::BF16:
+        return "uintBitsToFloat(uint(" + e + ") << 16)";
+      case DType::U8:
+        return "uint(" + e + ")";
+      case DType::Bool:
+        return "(" + e + " != uint8_t(0))";
+      default:
+        return e;
     }
   }
 
@@ -270,11 +301,20 @@ class Glsl final : public Dialect {
     std::string v;
     if (k.buffers[buffer].vec4) return absl::StrCat("b", buffer, "[", index, "] = ", value);
     switch (k.buffers[buffer].dtype) {
-      case DType::F16: v = "float16_t(" + value + ")"; break;
-      case DType::BF16: v = "uint16_t(f2bf(" + value + "))"; break;
-      case DType::U8: v = "uint8_t(" + value + ")"; break;
-      case DType::Bool: v = "uint8_t(" + value + " ? 1 : 0)"; break;
-      default: v = value;
+      case DType::F16:
+        v = "float16_t(" + value + ")";
+        break;
+      case DType::BF16:
+        v = "uint16_t(f2bf(" + value + "))";
+        break;
+      case DType::U8:
+        v = "uint8_t(" + value + ")";
+        break;
+      case DType::Bool:
+        v = "uint8_t(" + value + " ? 1 : 0)";
+        break;
+      default:
+        v = value;
     }
     return absl::StrCat("b", buffer, "[", index, "] = ", v);
   }
@@ -292,22 +332,26 @@ class Glsl final : public Dialect {
       const char* cmp = s.fn == ir::ReduceFn::Max ? ">" : "<";
       std::string ia = "red_index[" + lid + "]", ib = "red_index[" + lid + " + s_]";
       // Take b when it is more extreme, NaN over number, or equal with a smaller index.
-      std::string take = absl::StrCat("(", b, " ", cmp, " ", a, ") || (", nan(b), " && !", nan(a),
-                                      ") || ((", b, " == ", a, " || (", nan(a), " && ", nan(b),
-                                      ")) && ", ib, " < ", ia, ")");
+      std::string take =
+          absl::StrCat("(", b, " ", cmp, " ", a, ") || (", nan(b), " && !", nan(a), ") || ((", b,
+                       " == ", a, " || (", nan(a), " && ", nan(b), ")) && ", ib, " < ", ia, ")");
       step = absl::StrCat("if (", take, ") { ", a, " = ", b, "; ", ia, " = ", ib, "; }");
       return absl::StrCat(a, " = ", x, "; ", ia, " = x", s.var2, "; barrier(); ",
-                          "for (uint s_ = gl_WorkGroupSize.x / 2u; s_ > 0u; s_ >>= 1u) { if (",
-                          lid, " < s_) { ", step, " } barrier(); } ", x, " = ", arr, "[0]; x",
-                          s.var2, " = red_index[0]; barrier();");
+                          "for (uint s_ = gl_WorkGroupSize.x / 2u; s_ > 0u; s_ >>= 1u) { if (", lid,
+                          " < s_) { ", step, " } barrier(); } ", x, " = ", arr, "[0]; x", s.var2,
+                          " = red_index[0]; barrier();");
     }
     switch (s.fn) {
-      case ir::ReduceFn::Sum: step = a + " = " + a + " + " + b + ";"; break;
-      case ir::ReduceFn::Prod: step = a + " = " + a + " * " + b + ";"; break;
+      case ir::ReduceFn::Sum:
+        step = a + " = " + a + " + " + b + ";";
+        break;
+      case ir::ReduceFn::Prod:
+        step = a + " = " + a + " * " + b + ";";
+        break;
       default: {
         const char* cmp = s.fn == ir::ReduceFn::Max ? ">" : "<";
-        step = absl::StrCat("if (", b, " ", cmp, " ", a, " || (", nan(b), " && !", nan(a), ")) ",
-                            a, " = ", b, ";");
+        step = absl::StrCat("if (", b, " ", cmp, " ", a, " || (", nan(b), " && !", nan(a), ")) ", a,
+                            " = ", b, ";");
       }
     }
     return absl::StrCat(a, " = ", x, "; barrier(); ",
@@ -328,27 +372,46 @@ class Glsl final : public Dialect {
     // GLSL has only float transcendentals: doubles go through float (documented precision).
     bool dbl = t == CType::Double;
     auto f = [&](const std::string& name) {
-      return dbl ? absl::StrCat("double(", name, "(float(", a, ")))") : absl::StrCat(name, "(", a, ")");
+      return dbl ? absl::StrCat("double(", name, "(float(", a, ")))")
+                 : absl::StrCat(name, "(", a, ")");
     };
     switch (fn) {
-      case UnaryFn::Abs: return absl::StrCat("abs(", a, ")");
-      case UnaryFn::Sqrt: return absl::StrCat("sqrt(", a, ")");
-      case UnaryFn::Floor: return absl::StrCat("floor(", a, ")");
-      case UnaryFn::Ceil: return absl::StrCat("ceil(", a, ")");
-      case UnaryFn::Round: return absl::StrCat("roundEven(", a, ")");
-      case UnaryFn::IsNan: return absl::StrCat("isnan(", a, ")");
-      case UnaryFn::IsInf: return absl::StrCat("isinf(", a, ")");
-      case UnaryFn::Exp: return f("exp");
-      case UnaryFn::Log: return f("log");
-      case UnaryFn::Log1p: return f("log1p_f");
-      case UnaryFn::Sin: return f("sin_f");
-      case UnaryFn::Cos: return f("cos_f");
-      case UnaryFn::Tan: return f("tan_f");
-      case UnaryFn::Tanh: return f("tanh_f");
-      case UnaryFn::Sinh: return f("sinh_f");
-      case UnaryFn::Cosh: return f("cosh");
-      case UnaryFn::Erf: return f("erf_f");
-      default: return a;
+      case UnaryFn::Abs:
+        return absl::StrCat("abs(", a, ")");
+      case UnaryFn::Sqrt:
+        return absl::StrCat("sqrt(", a, ")");
+      case UnaryFn::Floor:
+        return absl::StrCat("floor(", a, ")");
+      case UnaryFn::Ceil:
+        return absl::StrCat("ceil(", a, ")");
+      case UnaryFn::Round:
+        return absl::StrCat("roundEven(", a, ")");
+      case UnaryFn::IsNan:
+        return absl::StrCat("isnan(", a, ")");
+      case UnaryFn::IsInf:
+        return absl::StrCat("isinf(", a, ")");
+      case UnaryFn::Exp:
+        return f("exp");
+      case UnaryFn::Log:
+        return f("log");
+      case UnaryFn::Log1p:
+        return f("log1p_f");
+      case UnaryFn::Sin:
+        return f("sin_f");
+      case UnaryFn::Cos:
+        return f("cos_f");
+      case UnaryFn::Tan:
+        return f("tan_f");
+      case UnaryFn::Tanh:
+        return f("tanh_f");
+      case UnaryFn::Sinh:
+        return f("sinh_f");
+      case UnaryFn::Cosh:
+        return f("cosh");
+      case UnaryFn::Erf:
+        return f("erf_f");
+      default:
+        return a;
     }
   }
 };

@@ -18,19 +18,19 @@ CType compute_type(DType t);
 const char* ctype_name(CType t);
 
 enum class XOp : uint8_t {
-  Param,    // imm = parameter slot; the uint32 word as Uint
-  ParamF,   // imm = slot; the word's bits as Float
-  ParamD,   // imm = first of two slots; the words' bits as Double
-  ParamI64, // imm = first of two slots; as Int64
-  Const,    // literal: imm (integers, bools) or fimm (floats)
-  Var,      // imm = variable id (loop counters, accumulators)
-  Builtin,  // imm = Builtin
-  Load,     // imm = buffer; args[0] = element index (Uint); converts storage to compute type
-  Unary,    // imm = ir::UnaryFn
-  Binary,   // imm = ir::BinaryFn (comparisons give Bool; Uint arithmetic is index math)
-  Select,   // args: cond, if_true, if_false
-  Cast,     // args[0] converted to `type`
-  Random,   // imm = ir::RandomDist; args: counter lo, hi, seed lo, hi (Uint), a, b (Float)
+  Param,       // imm = parameter slot; the uint32 word as Uint
+  ParamF,      // imm = slot; the word's bits as Float
+  ParamD,      // imm = first of two slots; the words' bits as Double
+  ParamI64,    // imm = first of two slots; as Int64
+  Const,       // literal: imm (integers, bools) or fimm (floats)
+  Var,         // imm = variable id (loop counters, accumulators)
+  Builtin,     // imm = Builtin
+  Load,        // imm = buffer; args[0] = element index (Uint); converts storage to compute type
+  Unary,       // imm = ir::UnaryFn
+  Binary,      // imm = ir::BinaryFn (comparisons give Bool; Uint arithmetic is index math)
+  Select,      // args: cond, if_true, if_false
+  Cast,        // args[0] converted to `type`
+  Random,      // imm = ir::RandomDist; args: counter lo, hi, seed lo, hi (Uint), a, b (Float)
   SharedLoad,  // imm = shared array; args[0] = index
   Quantize,    // imm = DType (f16 or bf16): args[0] (Float) rounded to that precision
   LoadVec,     // imm = buffer (declared vec4); args[0] = vector index: 4 consecutive elements
@@ -50,32 +50,32 @@ struct Expr {
 };
 
 enum class SOp : uint8_t {
-  Let,         // expr -> value vN (rendered once, then referenced by name)
-  DeclVar,     // var of `type`, initialised from expr
-  Assign,      // var = expr
-  Store,       // buffer[index expr] = value expr (converted to the buffer's dtype)
-  ForGrid,     // var over [0, count): the whole grid, one element per thread per step
-  ForRows,     // var over [0, count): one workgroup per row, grid-stride over rows
-  ForLanes,    // var over [0, count): the workgroup's threads stride over a row
-  ForSeq,      // var over [0, count): sequential in one thread
-  If,          // cond expr
-  End,         // closes the innermost For*/If
-  Reduce,      // var = reduction of var over the workgroup (fn = ReduceFn); all threads see it
-  ArgReduce,   // (var, var2) = arg-reduction of (value, index) over the workgroup
-  Barrier,     // workgroup barrier
-  Error,       // if cond expr: record error `code` with detail exprs (index value, limit)
-  SharedStore, // shared array `buffer`[index expr] = expr
+  Let,          // expr -> value vN (rendered once, then referenced by name)
+  DeclVar,      // var of `type`, initialised from expr
+  Assign,       // var = expr
+  Store,        // buffer[index expr] = value expr (converted to the buffer's dtype)
+  ForGrid,      // var over [0, count): the whole grid, one element per thread per step
+  ForRows,      // var over [0, count): one workgroup per row, grid-stride over rows
+  ForLanes,     // var over [0, count): the workgroup's threads stride over a row
+  ForSeq,       // var over [0, count): sequential in one thread
+  If,           // cond expr
+  End,          // closes the innermost For*/If
+  Reduce,       // var = reduction of var over the workgroup (fn = ReduceFn); all threads see it
+  ArgReduce,    // (var, var2) = arg-reduction of (value, index) over the workgroup
+  Barrier,      // workgroup barrier
+  Error,        // if cond expr: record error `code` with detail exprs (index value, limit)
+  SharedStore,  // shared array `buffer`[index expr] = expr
 };
 
 struct Stmt {
   SOp op;
-  int expr = -1;     // Let, DeclVar, Assign, Store(value), If(cond), For*(count), Error(cond)
-  int index = -1;    // Store: element index expr; Error: offending value
-  int limit = -1;    // Error: the bound
-  int var = -1;      // DeclVar/Assign/For*/Reduce/ArgReduce
-  int var2 = -1;     // ArgReduce: the index variable
-  int buffer = -1;   // Store
-  int code = 0;      // Error: site number; ForGrid: elements per thread per step (unroll)
+  int expr = -1;    // Let, DeclVar, Assign, Store(value), If(cond), For*(count), Error(cond)
+  int index = -1;   // Store: element index expr; Error: offending value
+  int limit = -1;   // Error: the bound
+  int var = -1;     // DeclVar/Assign/For*/Reduce/ArgReduce
+  int var2 = -1;    // ArgReduce: the index variable
+  int buffer = -1;  // Store
+  int code = 0;     // Error: site number; ForGrid: elements per thread per step (unroll)
   ir::ReduceFn fn = ir::ReduceFn::Sum;
   CType type = CType::Uint;  // DeclVar / Reduce accumulator type
 };
@@ -92,7 +92,7 @@ struct SharedDecl {
 };
 
 struct KernelDesc {
-  std::string name;               // readable, e.g. "fused_exp_mul_add"
+  std::string name;  // readable, e.g. "fused_exp_mul_add"
   std::vector<BufferDecl> buffers;
   std::vector<Expr> exprs;
   std::vector<Stmt> body;
@@ -100,7 +100,7 @@ struct KernelDesc {
   int num_vars = 0;
   int num_params = 0;
   uint32_t workgroup_size = 256;
-  bool uses_errors = false;       // binds the error buffer after the tensors
+  bool uses_errors = false;  // binds the error buffer after the tensors
   // Parameters travel as push constants when they fit the 128 bytes every device offers,
   // else in a storage buffer at binding 0.
   static constexpr int kMaxPushWords = 32;

@@ -31,9 +31,12 @@ std::string kernel_name(const ir::Graph& g, const KernelPlan& kp) {
     if (parts++ == 3) break;
     const ir::Node& n = g.node(v);
     absl::StrAppend(&name, "_", ir::op_name(n.op));
-    if (n.op == OpKind::Unary) absl::StrAppend(&name, "_", ir::unary_name(n.get<ir::UnaryAttrs>().fn));
-    if (n.op == OpKind::Binary) absl::StrAppend(&name, "_", ir::binary_name(n.get<ir::BinaryAttrs>().fn));
-    if (n.op == OpKind::Reduce) absl::StrAppend(&name, "_", ir::reduce_name(n.get<ir::ReduceAttrs>().fn));
+    if (n.op == OpKind::Unary)
+      absl::StrAppend(&name, "_", ir::unary_name(n.get<ir::UnaryAttrs>().fn));
+    if (n.op == OpKind::Binary)
+      absl::StrAppend(&name, "_", ir::binary_name(n.get<ir::BinaryAttrs>().fn));
+    if (n.op == OpKind::Reduce)
+      absl::StrAppend(&name, "_", ir::reduce_name(n.get<ir::ReduceAttrs>().fn));
   }
   return name;
 }
@@ -48,20 +51,25 @@ CType accumulator_type(ReduceFn fn, DType t) {
 int identity(Emitter& e, ReduceFn fn, CType t) {
   bool is_max = fn == ReduceFn::Max || fn == ReduceFn::ArgMax;
   switch (fn) {
-    case ReduceFn::Sum: return e.cast(e.const_u(0), t);
-    case ReduceFn::Prod: return e.cast(e.const_u(1), t);
-    default: break;
+    case ReduceFn::Sum:
+      return e.cast(e.const_u(0), t);
+    case ReduceFn::Prod:
+      return e.cast(e.const_u(1), t);
+    default:
+      break;
   }
   switch (t) {
-    case CType::Float: case CType::Double:
+    case CType::Float:
+    case CType::Double:
       return e.const_f(is_max ? -std::numeric_limits<double>::infinity()
-                              : std::numeric_limits<double>::infinity(), t);
+                              : std::numeric_limits<double>::infinity(),
+                       t);
     case CType::Int:
-      return e.const_i(is_max ? std::numeric_limits<int32_t>::min()
-                              : std::numeric_limits<int32_t>::max(), t);
+      return e.const_i(
+          is_max ? std::numeric_limits<int32_t>::min() : std::numeric_limits<int32_t>::max(), t);
     case CType::Int64:
-      return e.const_i(is_max ? std::numeric_limits<int64_t>::min()
-                              : std::numeric_limits<int64_t>::max(), t);
+      return e.const_i(
+          is_max ? std::numeric_limits<int64_t>::min() : std::numeric_limits<int64_t>::max(), t);
     default:
       return e.const_u(is_max ? 0 : 0xffffffffu);
   }
@@ -75,13 +83,16 @@ int better(Emitter& e, bool is_max, int x, int acc) {
   if (!is_floating(e.type_of(x))) return c;
   int x_nan = e.un(UnaryFn::IsNan, x);
   int acc_nan = e.un(UnaryFn::IsNan, acc);
-  return e.bin(BinaryFn::LogicalOr, c, e.bin(BinaryFn::LogicalAnd, x_nan, e.un(UnaryFn::LogicalNot, acc_nan)));
+  return e.bin(BinaryFn::LogicalOr, c,
+               e.bin(BinaryFn::LogicalAnd, x_nan, e.un(UnaryFn::LogicalNot, acc_nan)));
 }
 
 int combine(Emitter& e, ReduceFn fn, int acc, int x) {
   switch (fn) {
-    case ReduceFn::Sum: return e.bin(BinaryFn::Add, acc, x);
-    case ReduceFn::Prod: return e.bin(BinaryFn::Mul, acc, x);
+    case ReduceFn::Sum:
+      return e.bin(BinaryFn::Add, acc, x);
+    case ReduceFn::Prod:
+      return e.bin(BinaryFn::Mul, acc, x);
     default: {
       bool is_max = fn == ReduceFn::Max;
       return e.select(better(e, is_max, x, acc), x, acc);
@@ -137,7 +148,8 @@ void lower_pointwise(const ir::Graph& g, Emitter& e, const KernelPlan& kp, Lower
     e.store(o, lin, v);
   }
   e.end();
-  out.work_items = static_cast<uint64_t>((kp.shape.numel() + kPointwiseUnroll - 1) / kPointwiseUnroll);
+  out.work_items =
+      static_cast<uint64_t>((kp.shape.numel() + kPointwiseUnroll - 1) / kPointwiseUnroll);
 }
 
 void lower_row(const ir::Graph& g, Emitter& e, const KernelPlan& kp, LoweredKernel& out) {
@@ -157,7 +169,9 @@ void lower_row(const ir::Graph& g, Emitter& e, const KernelPlan& kp, LoweredKern
     ReduceFn fn = g.node(r).get<ir::ReduceAttrs>().fn;
     ValueId in = g.node(r).inputs[0];
     bool arg = fn == ReduceFn::ArgMax || fn == ReduceFn::ArgMin;
-    ReduceFn value_fn = fn == ReduceFn::ArgMax ? ReduceFn::Max : fn == ReduceFn::ArgMin ? ReduceFn::Min : fn;
+    ReduceFn value_fn = fn == ReduceFn::ArgMax   ? ReduceFn::Max
+                        : fn == ReduceFn::ArgMin ? ReduceFn::Min
+                                                 : fn;
     CType acc_t = accumulator_type(value_fn, g.type(in).dtype);
     int acc = e.new_var(acc_t, identity(e, value_fn, acc_t));
     int acc_i = arg ? e.new_var(CType::Uint, e.const_u(0)) : -1;
@@ -184,7 +198,8 @@ void lower_row(const ir::Graph& g, Emitter& e, const KernelPlan& kp, LoweredKern
     e.provide(r, result);
   }
   std::vector<ValueId> full_outputs, row_outputs;
-  for (ValueId o : kp.outputs) (g.type(o).shape == kp.shape ? full_outputs : row_outputs).push_back(o);
+  for (ValueId o : kp.outputs)
+    (g.type(o).shape == kp.shape ? full_outputs : row_outputs).push_back(o);
   // A row kernel whose outputs are all reductions may have kp.shape == reduced (axis of size 1).
   if (kp.shape == reduced) {
     row_outputs.insert(row_outputs.end(), full_outputs.begin(), full_outputs.end());
@@ -258,32 +273,27 @@ void lower_matmul(const ir::Graph& g, Emitter& e, const KernelPlan& kp, LoweredK
   int acc = e.new_var(acc_t, e.cast(e.const_u(0), acc_t));
   int kt = e.begin_for(SOp::ForSeq, p_kt);
   int k0 = e.bin(BinaryFn::Mul, kt, tile);
-  {
-    int k = e.bin(BinaryFn::Add, k0, tx);
-    int ok = e.bin(BinaryFn::LogicalAnd, e.bin(BinaryFn::Lt, m, pM), e.bin(BinaryFn::Lt, k, pK));
-    int av = e.value(a, operand_index(as, e.umin(m, e.bin(BinaryFn::Sub, pM, one)),
-                                      e.umin(k, e.bin(BinaryFn::Sub, pK, one))));
-    Stmt s{SOp::SharedStore, e.select(ok, e.cast(av, acc_t), e.cast(e.const_u(0), acc_t))};
-    s.buffer = sa;
-    s.index = lid;
-    e.desc().body.push_back(s);
-  }
-  {
-    int k = e.bin(BinaryFn::Add, k0, ty);
-    int ok = e.bin(BinaryFn::LogicalAnd, e.bin(BinaryFn::Lt, k, pK), e.bin(BinaryFn::Lt, n, pN));
-    int bv = e.value(b, operand_index(bs, e.umin(k, e.bin(BinaryFn::Sub, pK, one)),
-                                      e.umin(n, e.bin(BinaryFn::Sub, pN, one))));
-    Stmt s{SOp::SharedStore, e.select(ok, e.cast(bv, acc_t), e.cast(e.const_u(0), acc_t))};
-    s.buffer = sb;
-    s.index = lid;
-    e.desc().body.push_back(s);
-  }
+  // Each thread stages one element of each operand tile; out-of-range elements are zeros (read
+  // at a clamped index so every load stays in bounds).
+  auto stage = [&](ValueId operand, const Shape& s, int row, int rows, int col, int cols,
+                   int shared) {
+    int ok =
+        e.bin(BinaryFn::LogicalAnd, e.bin(BinaryFn::Lt, row, rows), e.bin(BinaryFn::Lt, col, cols));
+    int v = e.value(operand, operand_index(s, e.umin(row, e.bin(BinaryFn::Sub, rows, one)),
+                                           e.umin(col, e.bin(BinaryFn::Sub, cols, one))));
+    Stmt st{SOp::SharedStore, e.select(ok, e.cast(v, acc_t), e.cast(e.const_u(0), acc_t))};
+    st.buffer = shared;
+    st.index = lid;
+    e.desc().body.push_back(st);
+  };
+  stage(a, as, m, pM, e.bin(BinaryFn::Add, k0, tx), pK, sa);
+  stage(b, bs, e.bin(BinaryFn::Add, k0, ty), pK, n, pN, sb);
   e.barrier();
   int kk = e.begin_for(SOp::ForSeq, tile);
-  int av = e.expr({XOp::SharedLoad, acc_t, sa, 0,
-                   {e.bin(BinaryFn::Add, e.bin(BinaryFn::Mul, ty, tile), kk)}});
-  int bv = e.expr({XOp::SharedLoad, acc_t, sb, 0,
-                   {e.bin(BinaryFn::Add, e.bin(BinaryFn::Mul, kk, tile), tx)}});
+  int av = e.expr(
+      {XOp::SharedLoad, acc_t, sa, 0, {e.bin(BinaryFn::Add, e.bin(BinaryFn::Mul, ty, tile), kk)}});
+  int bv = e.expr(
+      {XOp::SharedLoad, acc_t, sb, 0, {e.bin(BinaryFn::Add, e.bin(BinaryFn::Mul, kk, tile), tx)}});
   e.assign(acc, e.bin(BinaryFn::Add, e.var(acc, acc_t), e.bin(BinaryFn::Mul, av, bv)));
   e.end();
   e.barrier();
@@ -408,11 +418,21 @@ LoweredKernel lower_kernel(const ir::Graph& g, const Plan& plan, int kernel,
   LoweredKernel out;
   e.desc().workgroup_size = kThreads;
   switch (kp.kind) {
-    case KernelKind::Pointwise: lower_pointwise(g, e, kp, out); break;
-    case KernelKind::Row: lower_row(g, e, kp, out); break;
-    case KernelKind::Matmul: lower_matmul(g, e, kp, out); break;
-    case KernelKind::Sort: lower_sort(g, e, kp, out); break;
-    case KernelKind::Scatter: lower_scatter(g, e, kp, out); break;
+    case KernelKind::Pointwise:
+      lower_pointwise(g, e, kp, out);
+      break;
+    case KernelKind::Row:
+      lower_row(g, e, kp, out);
+      break;
+    case KernelKind::Matmul:
+      lower_matmul(g, e, kp, out);
+      break;
+    case KernelKind::Sort:
+      lower_sort(g, e, kp, out);
+      break;
+    case KernelKind::Scatter:
+      lower_scatter(g, e, kp, out);
+      break;
   }
   out.desc = std::move(e.desc());
   out.desc.name = kernel_name(g, kp);

@@ -19,8 +19,14 @@ bool is_anchor(OpKind op) {
 
 bool is_cheap(OpKind op) {
   switch (op) {
-    case OpKind::Reshape: case OpKind::Permute: case OpKind::Expand: case OpKind::Slice:
-    case OpKind::Flip: case OpKind::Cast: case OpKind::Full: case OpKind::Iota:
+    case OpKind::Reshape:
+    case OpKind::Permute:
+    case OpKind::Expand:
+    case OpKind::Slice:
+    case OpKind::Flip:
+    case OpKind::Cast:
+    case OpKind::Full:
+    case OpKind::Iota:
       return true;
     default:
       return false;
@@ -306,11 +312,16 @@ class Planner {
 
 const char* kernel_kind_name(KernelKind k) {
   switch (k) {
-    case KernelKind::Pointwise: return "pointwise";
-    case KernelKind::Row: return "row";
-    case KernelKind::Matmul: return "matmul";
-    case KernelKind::Sort: return "sort";
-    case KernelKind::Scatter: return "scatter";
+    case KernelKind::Pointwise:
+      return "pointwise";
+    case KernelKind::Row:
+      return "row";
+    case KernelKind::Matmul:
+      return "matmul";
+    case KernelKind::Sort:
+      return "sort";
+    case KernelKind::Scatter:
+      return "scatter";
   }
   return "?";
 }

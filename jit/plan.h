@@ -20,17 +20,17 @@ const char* kernel_kind_name(KernelKind k);
 
 struct KernelPlan {
   KernelKind kind;
-  Shape shape;                           // the index space (row kernels: the unreduced shape)
-  int axis = -1;                         // row kernels: the reduced axis
-  ir::ValueId anchor = -1;               // matmul / sort / scatter node
-  std::vector<ir::ValueId> reductions;   // row kernels: computed in this order
-  std::vector<ir::ValueId> outputs;      // values this kernel stores
+  Shape shape;                          // the index space (row kernels: the unreduced shape)
+  int axis = -1;                        // row kernels: the reduced axis
+  ir::ValueId anchor = -1;              // matmul / sort / scatter node
+  std::vector<ir::ValueId> reductions;  // row kernels: computed in this order
+  std::vector<ir::ValueId> outputs;     // values this kernel stores
 };
 
 struct Plan {
-  std::vector<KernelPlan> kernels;       // in launch order
-  std::vector<char> stored;              // per value: lives in a buffer (inputs included)
-  std::vector<int> producer;             // per value: kernel that computes it, -1 for inputs
+  std::vector<KernelPlan> kernels;  // in launch order
+  std::vector<char> stored;         // per value: lives in a buffer (inputs included)
+  std::vector<int> producer;        // per value: kernel that computes it, -1 for inputs
 };
 
 // Explicit recompute-versus-store thresholds. An elementwise value with several consumers is

@@ -54,8 +54,10 @@ class Renderer {
         if (s.find_first_of(".e") == std::string::npos) s += ".0";
         return absl::StrCat(T(e.type), "(", s, ")");
       }
-      case CType::Bool: return e.imm ? "true" : "false";
-      case CType::Uint: return absl::StrCat(static_cast<uint32_t>(e.imm), "u");
+      case CType::Bool:
+        return e.imm ? "true" : "false";
+      case CType::Uint:
+        return absl::StrCat(static_cast<uint32_t>(e.imm), "u");
       case CType::Int:
         if (e.imm == INT32_MIN) return absl::StrCat("(", T(e.type), "(", INT32_MIN + 1, ") - 1)");
         return absl::StrCat(T(e.type), "(", e.imm, ")");
@@ -70,14 +72,22 @@ class Renderer {
   std::string ref(int id) const {
     const Expr& e = k_.exprs[id];
     switch (e.op) {
-      case XOp::Param: return d_.param(static_cast<int>(e.imm));
-      case XOp::ParamF: return d_.param_float(static_cast<int>(e.imm));
-      case XOp::ParamD: return d_.param_double(static_cast<int>(e.imm));
-      case XOp::ParamI64: return d_.param_int64(static_cast<int>(e.imm));
-      case XOp::Const: return literal(e);
-      case XOp::Var: return absl::StrCat("x", e.imm);
-      case XOp::Builtin: return d_.builtin(static_cast<Builtin>(e.imm));
-      default: return absl::StrCat("v", id);
+      case XOp::Param:
+        return d_.param(static_cast<int>(e.imm));
+      case XOp::ParamF:
+        return d_.param_float(static_cast<int>(e.imm));
+      case XOp::ParamD:
+        return d_.param_double(static_cast<int>(e.imm));
+      case XOp::ParamI64:
+        return d_.param_int64(static_cast<int>(e.imm));
+      case XOp::Const:
+        return literal(e);
+      case XOp::Var:
+        return absl::StrCat("x", e.imm);
+      case XOp::Builtin:
+        return d_.builtin(static_cast<Builtin>(e.imm));
+      default:
+        return absl::StrCat("v", id);
     }
   }
 
@@ -91,7 +101,8 @@ class Renderer {
     CType t = k_.exprs[e.args[0]].type;
     std::string ty = T(t);
     switch (fn) {
-      case UnaryFn::Neg: return absl::StrCat("(-", a, ")");
+      case UnaryFn::Neg:
+        return absl::StrCat("(-", a, ")");
       case UnaryFn::Abs:
         if (floating(t)) return d_.math(fn, t, a);
         if (t == CType::Uint) return a;
@@ -100,10 +111,14 @@ class Renderer {
         if (t == CType::Uint) return absl::StrCat("(", a, " > 0u ? 1u : 0u)");
         return absl::StrCat("(", a, " > ", ty, "(0) ? ", ty, "(1) : (", a, " < ", ty, "(0) ? ", ty,
                             "(-1) : ", ty, "(0)))");
-      case UnaryFn::LogicalNot: return absl::StrCat("(!", a, ")");
-      case UnaryFn::BitwiseNot: return absl::StrCat("(~", a, ")");
-      case UnaryFn::Recip: return absl::StrCat("(", ty, "(1) / ", a, ")");
-      default: return d_.math(fn, t, a);
+      case UnaryFn::LogicalNot:
+        return absl::StrCat("(!", a, ")");
+      case UnaryFn::BitwiseNot:
+        return absl::StrCat("(~", a, ")");
+      case UnaryFn::Recip:
+        return absl::StrCat("(", ty, "(1) / ", a, ")");
+      default:
+        return d_.math(fn, t, a);
     }
   }
 
@@ -114,9 +129,12 @@ class Renderer {
     std::string ty = T(t);
     auto op = [&](const char* o) { return absl::StrCat("(", a, " ", o, " ", b, ")"); };
     switch (fn) {
-      case BinaryFn::Add: return op("+");
-      case BinaryFn::Sub: return op("-");
-      case BinaryFn::Mul: return op("*");
+      case BinaryFn::Add:
+        return op("+");
+      case BinaryFn::Sub:
+        return op("-");
+      case BinaryFn::Mul:
+        return op("*");
       case BinaryFn::Div:
         if (floating(t) || t == CType::Uint) return op("/");
         return absl::StrCat("(", b, " == ", ty, "(0) ? ", ty, "(0) : ", a, " / ", b, ")");
@@ -132,20 +150,31 @@ class Renderer {
         std::string pick = absl::StrCat("(", a, " ", cmp, " ", b, " ? ", a, " : ", b, ")");
         if (!floating(t)) return pick;
         return absl::StrCat("((", d_.math(UnaryFn::IsNan, t, a), " || ",
-                            d_.math(UnaryFn::IsNan, t, b), ") ? ", ty, "(", a, " + ", b, ") : ",
-                            pick, ")");
+                            d_.math(UnaryFn::IsNan, t, b), ") ? ", ty, "(", a, " + ", b,
+                            ") : ", pick, ")");
       }
-      case BinaryFn::Eq: return op("==");
-      case BinaryFn::Ne: return op("!=");
-      case BinaryFn::Lt: return op("<");
-      case BinaryFn::Le: return op("<=");
-      case BinaryFn::Gt: return op(">");
-      case BinaryFn::Ge: return op(">=");
-      case BinaryFn::LogicalAnd: return op("&&");
-      case BinaryFn::LogicalOr: return op("||");
-      case BinaryFn::BitAnd: return op("&");
-      case BinaryFn::BitOr: return op("|");
-      case BinaryFn::BitXor: return op("^");
+      case BinaryFn::Eq:
+        return op("==");
+      case BinaryFn::Ne:
+        return op("!=");
+      case BinaryFn::Lt:
+        return op("<");
+      case BinaryFn::Le:
+        return op("<=");
+      case BinaryFn::Gt:
+        return op(">");
+      case BinaryFn::Ge:
+        return op(">=");
+      case BinaryFn::LogicalAnd:
+        return op("&&");
+      case BinaryFn::LogicalOr:
+        return op("||");
+      case BinaryFn::BitAnd:
+        return op("&");
+      case BinaryFn::BitOr:
+        return op("|");
+      case BinaryFn::BitXor:
+        return op("^");
       case BinaryFn::Shl:
       case BinaryFn::Shr: {
         int bits = t == CType::Int64 ? 64 : 32;
@@ -153,11 +182,11 @@ class Renderer {
             absl::StrCat(t == CType::Uint ? "" : absl::StrCat(b, " >= ", ty, "(0) && "), b, " < ",
                          ty, "(", bits, ")");
         std::string shifted = absl::StrCat(a, fn == BinaryFn::Shl ? " << " : " >> ", b);
-        std::string out_of_range = fn == BinaryFn::Shl || t == CType::Uint
-                                       ? absl::StrCat(ty, "(0)")
-                                       : absl::StrCat("(", b, " < ", ty, "(0) ? ", ty, "(0) : (",
-                                                      a, " < ", ty, "(0) ? ", ty, "(-1) : ", ty,
-                                                      "(0)))");
+        std::string out_of_range =
+            fn == BinaryFn::Shl || t == CType::Uint
+                ? absl::StrCat(ty, "(0)")
+                : absl::StrCat("(", b, " < ", ty, "(0) ? ", ty, "(0) : (", a, " < ", ty, "(0) ? ",
+                               ty, "(-1) : ", ty, "(0)))");
         return absl::StrCat("((", in_range, ") ? ", ty, "(", shifted, ") : ", out_of_range, ")");
       }
     }
@@ -183,22 +212,32 @@ class Renderer {
   std::string rhs(int id) const {
     const Expr& e = k_.exprs[id];
     switch (e.op) {
-      case XOp::Load: return d_.load(k_, static_cast<int>(e.imm), arg(e, 0));
-      case XOp::Unary: return unary(e);
-      case XOp::Binary: return binary(e);
-      case XOp::Select: return absl::StrCat("(", arg(e, 0), " ? ", arg(e, 1), " : ", arg(e, 2), ")");
-      case XOp::Cast: return cast(e);
+      case XOp::Load:
+        return d_.load(k_, static_cast<int>(e.imm), arg(e, 0));
+      case XOp::Unary:
+        return unary(e);
+      case XOp::Binary:
+        return binary(e);
+      case XOp::Select:
+        return absl::StrCat("(", arg(e, 0), " ? ", arg(e, 1), " : ", arg(e, 2), ")");
+      case XOp::Cast:
+        return cast(e);
       case XOp::Random:
         return absl::StrCat("philox_sample(", arg(e, 0), ", ", arg(e, 1), ", ", arg(e, 2), ", ",
                             arg(e, 3), ", ", arg(e, 4), ", ", arg(e, 5), ", ", e.imm, ")");
-      case XOp::Quantize: return d_.quantize(static_cast<DType>(e.imm), arg(e, 0));
-      case XOp::LoadVec: return d_.load_vec(k_, static_cast<int>(e.imm), arg(e, 0));
-      case XOp::Lane: return absl::StrCat(arg(e, 0), ".", std::string(1, "xyzw"[e.imm]));
+      case XOp::Quantize:
+        return d_.quantize(static_cast<DType>(e.imm), arg(e, 0));
+      case XOp::LoadVec:
+        return d_.load_vec(k_, static_cast<int>(e.imm), arg(e, 0));
+      case XOp::Lane:
+        return absl::StrCat(arg(e, 0), ".", std::string(1, "xyzw"[e.imm]));
       case XOp::MakeVec:
         return absl::StrCat(d_.vector_type(e.type), "(", arg(e, 0), ", ", arg(e, 1), ", ",
                             arg(e, 2), ", ", arg(e, 3), ")");
-      case XOp::SharedLoad: return absl::StrCat(d_.shared_name(static_cast<int>(e.imm)), "[", arg(e, 0), "]");
-      default: return ref(id);
+      case XOp::SharedLoad:
+        return absl::StrCat(d_.shared_name(static_cast<int>(e.imm)), "[", arg(e, 0), "]");
+      default:
+        return ref(id);
     }
   }
 
@@ -210,9 +249,12 @@ class Renderer {
         std::string type = e.vector() ? d_.vector_type(e.type) : T(e.type);
         return absl::StrCat(type, " v", s.expr, " = ", rhs(s.expr), ";");
       }
-      case SOp::DeclVar: return absl::StrCat(T(s.type), " ", var(s.var), " = ", ref(s.expr), ";");
-      case SOp::Assign: return absl::StrCat(var(s.var), " = ", ref(s.expr), ";");
-      case SOp::Store: return d_.store(k_, s.buffer, ref(s.index), ref(s.expr)) + ";";
+      case SOp::DeclVar:
+        return absl::StrCat(T(s.type), " ", var(s.var), " = ", ref(s.expr), ";");
+      case SOp::Assign:
+        return absl::StrCat(var(s.var), " = ", ref(s.expr), ";");
+      case SOp::Store:
+        return d_.store(k_, s.buffer, ref(s.index), ref(s.expr)) + ";";
       case SOp::ForGrid:
         if (s.code > 1) {
           // `code` elements per thread per step, a grid stride apart (coalesced), guarded.
@@ -226,8 +268,8 @@ class Renderer {
         return absl::StrCat("for (uint ", var(s.var), " = ", d_.global_id(), "; ", var(s.var),
                             " < ", ref(s.expr), "; ", var(s.var), " += ", d_.grid_stride(), ") {");
       case SOp::ForRows:
-        return absl::StrCat("for (uint ", var(s.var), " = ", d_.builtin(Builtin::WorkgroupId),
-                            "; ", var(s.var), " < ", ref(s.expr), "; ", var(s.var),
+        return absl::StrCat("for (uint ", var(s.var), " = ", d_.builtin(Builtin::WorkgroupId), "; ",
+                            var(s.var), " < ", ref(s.expr), "; ", var(s.var),
                             " += ", d_.builtin(Builtin::NumWorkgroups), ") {");
       case SOp::ForLanes:
         return absl::StrCat("for (uint ", var(s.var), " = ", d_.builtin(Builtin::LocalId), "; ",
@@ -236,16 +278,21 @@ class Renderer {
       case SOp::ForSeq:
         return absl::StrCat("for (uint ", var(s.var), " = 0u; ", var(s.var), " < ", ref(s.expr),
                             "; ++", var(s.var), ") {");
-      case SOp::If: return absl::StrCat("if (", ref(s.expr), ") {");
+      case SOp::If:
+        return absl::StrCat("if (", ref(s.expr), ") {");
       case SOp::End: {
         Stmt opener = open_.back();
         open_.pop_back();
         return opener.op == SOp::ForGrid && opener.code > 1 ? "}}}" : "}";
       }
       case SOp::Reduce:
-      case SOp::ArgReduce: return d_.reduce(k_, s);
-      case SOp::Barrier: return d_.barrier();
-      case SOp::Error: return absl::StrCat("if (", ref(s.expr), ") { ", d_.error(s, ref(s.index), ref(s.limit)), " }");
+      case SOp::ArgReduce:
+        return d_.reduce(k_, s);
+      case SOp::Barrier:
+        return d_.barrier();
+      case SOp::Error:
+        return absl::StrCat("if (", ref(s.expr), ") { ", d_.error(s, ref(s.index), ref(s.limit)),
+                            " }");
       case SOp::SharedStore:
         return absl::StrCat(d_.shared_name(s.buffer), "[", ref(s.index), "] = ", ref(s.expr), ";");
     }

@@ -27,7 +27,7 @@ class Dialect {
   virtual std::string vector_type(CType t) const = 0;
   virtual std::string store(const KernelDesc& k, int buffer, const std::string& index,
                             const std::string& value) const = 0;
-  virtual std::string grid_stride() const = 0;     // threads in the whole grid
+  virtual std::string grid_stride() const = 0;  // threads in the whole grid
   virtual std::string global_id() const = 0;
   virtual std::string barrier() const = 0;
   // An attribute asking the compiler to unroll the loop that follows ("" if none).

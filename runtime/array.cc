@@ -1,6 +1,5 @@
-#include "runtime/backend.h"
-
 #include "ir/error.h"
+#include "runtime/backend.h"
 
 namespace ember::runtime {
 

@@ -30,30 +30,48 @@ class CpuBackend final : public Backend {
   Array run_primitive(const ir::Node& n, std::span<const Array> in) override {
     const TensorType& t = n.type;
     switch (n.op) {
-      case OpKind::Input: throw Error("cpu: input nodes are bound by the executor");
-      case OpKind::Full: return run_full(t, n.get<ir::FullAttrs>().value);
-      case OpKind::Iota: return run_iota(t, n.get<ir::IotaAttrs>().axis);
-      case OpKind::Random: return run_random(t, n.get<ir::RandomAttrs>());
-      case OpKind::Unary: return run_unary(n.get<ir::UnaryAttrs>().fn, in[0], t);
-      case OpKind::Binary: return run_binary(n.get<ir::BinaryAttrs>().fn, in[0], in[1], t);
-      case OpKind::Where: return run_where(in[0], in[1], in[2], t);
-      case OpKind::Cast: return run_cast(in[0], t.dtype);
+      case OpKind::Input:
+        throw Error("cpu: input nodes are bound by the executor");
+      case OpKind::Full:
+        return run_full(t, n.get<ir::FullAttrs>().value);
+      case OpKind::Iota:
+        return run_iota(t, n.get<ir::IotaAttrs>().axis);
+      case OpKind::Random:
+        return run_random(t, n.get<ir::RandomAttrs>());
+      case OpKind::Unary:
+        return run_unary(n.get<ir::UnaryAttrs>().fn, in[0], t);
+      case OpKind::Binary:
+        return run_binary(n.get<ir::BinaryAttrs>().fn, in[0], in[1], t);
+      case OpKind::Where:
+        return run_where(in[0], in[1], in[2], t);
+      case OpKind::Cast:
+        return run_cast(in[0], t.dtype);
       case OpKind::Reduce: {
         const auto& r = n.get<ir::ReduceAttrs>();
         return run_reduce(r.fn, r.axis, in[0], t);
       }
-      case OpKind::Reshape: return view_reshape(in[0], t.shape);
-      case OpKind::Permute: return view_permute(in[0], n.get<ir::PermuteAttrs>().perm);
-      case OpKind::Expand: return view_expand(in[0], t.shape);
-      case OpKind::Slice: return view_slice(in[0], n.get<ir::SliceAttrs>(), t.shape);
-      case OpKind::Flip: return view_flip(in[0], n.get<ir::FlipAttrs>().axes);
-      case OpKind::Pad: return run_pad(in[0], n.get<ir::PadAttrs>(), t);
-      case OpKind::Concat: return run_concat(in, n.get<ir::AxisAttrs>().axis, t);
-      case OpKind::Matmul: return run_matmul(in[0], in[1], t);
-      case OpKind::Gather: return run_gather(in[0], n.get<ir::AxisAttrs>().axis, in[1], t);
+      case OpKind::Reshape:
+        return view_reshape(in[0], t.shape);
+      case OpKind::Permute:
+        return view_permute(in[0], n.get<ir::PermuteAttrs>().perm);
+      case OpKind::Expand:
+        return view_expand(in[0], t.shape);
+      case OpKind::Slice:
+        return view_slice(in[0], n.get<ir::SliceAttrs>(), t.shape);
+      case OpKind::Flip:
+        return view_flip(in[0], n.get<ir::FlipAttrs>().axes);
+      case OpKind::Pad:
+        return run_pad(in[0], n.get<ir::PadAttrs>(), t);
+      case OpKind::Concat:
+        return run_concat(in, n.get<ir::AxisAttrs>().axis, t);
+      case OpKind::Matmul:
+        return run_matmul(in[0], in[1], t);
+      case OpKind::Gather:
+        return run_gather(in[0], n.get<ir::AxisAttrs>().axis, in[1], t);
       case OpKind::ScatterAdd:
         return run_scatter_add(in[0], n.get<ir::AxisAttrs>().axis, in[1], in[2]);
-      case OpKind::Sort: return run_sort(in[0], n.get<ir::SortAttrs>(), t);
+      case OpKind::Sort:
+        return run_sort(in[0], n.get<ir::SortAttrs>(), t);
     }
     throw Error(absl::StrCat("cpu: unknown primitive ", ir::op_name(n.op)));
   }

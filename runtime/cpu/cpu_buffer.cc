@@ -19,7 +19,8 @@ std::atomic<int64_t> g_allocations{0};
 CpuBuffer::CpuBuffer(size_t bytes) : bytes_(bytes) {
   size_t rounded = (bytes + 63) / 64 * 64;
   data_ = static_cast<std::byte*>(std::aligned_alloc(64, rounded == 0 ? 64 : rounded));
-  if (data_ == nullptr) throw Error(absl::StrCat("cpu: out of memory allocating ", bytes, " bytes"));
+  if (data_ == nullptr)
+    throw Error(absl::StrCat("cpu: out of memory allocating ", bytes, " bytes"));
   int64_t now = g_in_use.fetch_add(static_cast<int64_t>(bytes)) + static_cast<int64_t>(bytes);
   int64_t peak = g_peak.load();
   while (now > peak && !g_peak.compare_exchange_weak(peak, now)) {

@@ -18,14 +18,22 @@ struct Tag {
 template <class F>
 decltype(auto) dispatch_dtype(DType t, F&& f) {
   switch (t) {
-    case DType::F32: return f(Tag<float>{});
-    case DType::F16: return f(Tag<Eigen::half>{});
-    case DType::BF16: return f(Tag<Eigen::bfloat16>{});
-    case DType::F64: return f(Tag<double>{});
-    case DType::I32: return f(Tag<int32_t>{});
-    case DType::I64: return f(Tag<int64_t>{});
-    case DType::U8: return f(Tag<uint8_t>{});
-    case DType::Bool: return f(Tag<bool>{});
+    case DType::F32:
+      return f(Tag<float>{});
+    case DType::F16:
+      return f(Tag<Eigen::half>{});
+    case DType::BF16:
+      return f(Tag<Eigen::bfloat16>{});
+    case DType::F64:
+      return f(Tag<double>{});
+    case DType::I32:
+      return f(Tag<int32_t>{});
+    case DType::I64:
+      return f(Tag<int64_t>{});
+    case DType::U8:
+      return f(Tag<uint8_t>{});
+    case DType::Bool:
+      return f(Tag<bool>{});
   }
   throw Error("cpu: unknown dtype");
 }

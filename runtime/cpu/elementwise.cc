@@ -70,8 +70,10 @@ void with_constant(Fn fn, F&& f) {
 
 template <class T>
 T sign_of(T v) {
-  if constexpr (std::is_unsigned_v<T>) return v > 0 ? T(1) : T(0);
-  else return static_cast<T>((T(0) < v) - (v < T(0)));
+  if constexpr (std::is_unsigned_v<T>)
+    return v > 0 ? T(1) : T(0);
+  else
+    return static_cast<T>((T(0) < v) - (v < T(0)));
 }
 
 template <class T>
@@ -85,32 +87,52 @@ T unary_value(UnaryFn fn, T v) {
         return -v;
       }
     case UnaryFn::Abs:
-      if constexpr (std::is_unsigned_v<T>) return v;
-      else return v < T(0) ? static_cast<T>(-v) : v;
-    case UnaryFn::Sign: return sign_of(v);
+      if constexpr (std::is_unsigned_v<T>)
+        return v;
+      else
+        return v < T(0) ? static_cast<T>(-v) : v;
+    case UnaryFn::Sign:
+      return sign_of(v);
     case UnaryFn::BitwiseNot:
       if constexpr (std::is_integral_v<T>) return static_cast<T>(~v);
       break;
-    default: break;
+    default:
+      break;
   }
   if constexpr (std::is_floating_point_v<T>) {
     switch (fn) {
-      case UnaryFn::Exp: return std::exp(v);
-      case UnaryFn::Log: return std::log(v);
-      case UnaryFn::Log1p: return std::log1p(v);
-      case UnaryFn::Sqrt: return std::sqrt(v);
-      case UnaryFn::Sin: return std::sin(v);
-      case UnaryFn::Cos: return std::cos(v);
-      case UnaryFn::Tan: return std::tan(v);
-      case UnaryFn::Tanh: return std::tanh(v);
-      case UnaryFn::Sinh: return std::sinh(v);
-      case UnaryFn::Cosh: return std::cosh(v);
-      case UnaryFn::Erf: return std::erf(v);
-      case UnaryFn::Floor: return std::floor(v);
-      case UnaryFn::Ceil: return std::ceil(v);
-      case UnaryFn::Round: return std::nearbyint(v);  // half to even, as PyTorch
-      case UnaryFn::Recip: return T(1) / v;
-      default: break;
+      case UnaryFn::Exp:
+        return std::exp(v);
+      case UnaryFn::Log:
+        return std::log(v);
+      case UnaryFn::Log1p:
+        return std::log1p(v);
+      case UnaryFn::Sqrt:
+        return std::sqrt(v);
+      case UnaryFn::Sin:
+        return std::sin(v);
+      case UnaryFn::Cos:
+        return std::cos(v);
+      case UnaryFn::Tan:
+        return std::tan(v);
+      case UnaryFn::Tanh:
+        return std::tanh(v);
+      case UnaryFn::Sinh:
+        return std::sinh(v);
+      case UnaryFn::Cosh:
+        return std::cosh(v);
+      case UnaryFn::Erf:
+        return std::erf(v);
+      case UnaryFn::Floor:
+        return std::floor(v);
+      case UnaryFn::Ceil:
+        return std::ceil(v);
+      case UnaryFn::Round:
+        return std::nearbyint(v);  // half to even, as PyTorch
+      case UnaryFn::Recip:
+        return T(1) / v;
+      default:
+        break;
     }
   }
   throw Error(absl::StrCat("cpu: unary ", ir::unary_name(fn), " not defined for this dtype"));
@@ -129,7 +151,8 @@ void unary_typed(UnaryFn fn, const Array& x, Array& out) {
     map1<T, T>(x, out, [](T v) { return static_cast<T>(!static_cast<bool>(v)); });
   } else if constexpr (!std::is_same_v<T, bool>) {
     with_constant<UnaryFn, ir::kUnaryFnCount>(fn, [&](auto c) {
-      map1<T, T>(x, out, [](T v) { return T(unary_value<C>(decltype(c)::value, static_cast<C>(v))); });
+      map1<T, T>(x, out,
+                 [](T v) { return T(unary_value<C>(decltype(c)::value, static_cast<C>(v))); });
     });
   }
 }
@@ -159,9 +182,12 @@ T int_pow(T base, T exp) {
 template <class T>
 T binary_arith(BinaryFn fn, T a, T b) {
   switch (fn) {
-    case BinaryFn::Add: return static_cast<T>(a + b);
-    case BinaryFn::Sub: return static_cast<T>(a - b);
-    case BinaryFn::Mul: return static_cast<T>(a * b);
+    case BinaryFn::Add:
+      return static_cast<T>(a + b);
+    case BinaryFn::Sub:
+      return static_cast<T>(a - b);
+    case BinaryFn::Mul:
+      return static_cast<T>(a * b);
     case BinaryFn::Max:
       if constexpr (std::is_floating_point_v<T>) {
         if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<T>::quiet_NaN();
@@ -172,18 +198,22 @@ T binary_arith(BinaryFn fn, T a, T b) {
         if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<T>::quiet_NaN();
       }
       return a < b ? a : b;
-    default: break;
+    default:
+      break;
   }
   if constexpr (std::is_floating_point_v<T>) {
     switch (fn) {
-      case BinaryFn::Div: return a / b;
+      case BinaryFn::Div:
+        return a / b;
       case BinaryFn::Rem: {  // sign follows the divisor, as PyTorch's remainder
         T r = std::fmod(a, b);
         if (r != T(0) && ((r < T(0)) != (b < T(0)))) r += b;
         return r;
       }
-      case BinaryFn::Pow: return std::pow(a, b);
-      default: break;
+      case BinaryFn::Pow:
+        return std::pow(a, b);
+      default:
+        break;
     }
   } else {
     switch (fn) {
@@ -204,10 +234,14 @@ T binary_arith(BinaryFn fn, T a, T b) {
         }
         return r;
       }
-      case BinaryFn::Pow: return int_pow(a, b);
-      case BinaryFn::BitAnd: return static_cast<T>(a & b);
-      case BinaryFn::BitOr: return static_cast<T>(a | b);
-      case BinaryFn::BitXor: return static_cast<T>(a ^ b);
+      case BinaryFn::Pow:
+        return int_pow(a, b);
+      case BinaryFn::BitAnd:
+        return static_cast<T>(a & b);
+      case BinaryFn::BitOr:
+        return static_cast<T>(a | b);
+      case BinaryFn::BitXor:
+        return static_cast<T>(a ^ b);
       case BinaryFn::Shl: {
         if (b < T(0) || b >= T(sizeof(T) * 8)) return T(0);
         return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) << b);
@@ -217,7 +251,8 @@ T binary_arith(BinaryFn fn, T a, T b) {
         if (b >= T(sizeof(T) * 8)) return (std::is_signed_v<T> && a < T(0)) ? T(-1) : T(0);
         return static_cast<T>(a >> b);
       }
-      default: break;
+      default:
+        break;
     }
   }
   throw Error(absl::StrCat("cpu: binary ", ir::binary_name(fn), " not defined for this dtype"));
@@ -226,13 +261,20 @@ T binary_arith(BinaryFn fn, T a, T b) {
 template <class T>
 bool compare(BinaryFn fn, T a, T b) {
   switch (fn) {
-    case BinaryFn::Eq: return a == b;
-    case BinaryFn::Ne: return a != b;
-    case BinaryFn::Lt: return a < b;
-    case BinaryFn::Le: return a <= b;
-    case BinaryFn::Gt: return a > b;
-    case BinaryFn::Ge: return a >= b;
-    default: return false;
+    case BinaryFn::Eq:
+      return a == b;
+    case BinaryFn::Ne:
+      return a != b;
+    case BinaryFn::Lt:
+      return a < b;
+    case BinaryFn::Le:
+      return a <= b;
+    case BinaryFn::Gt:
+      return a > b;
+    case BinaryFn::Ge:
+      return a >= b;
+    default:
+      return false;
   }
 }
 

@@ -22,18 +22,18 @@ void walk_index(const Array& index, const Array& x, int axis, const int64_t* oth
   xs[axis] = 0;
   const I* ip = base_ptr<I>(index);
   int64_t size = x.type.shape[axis];
-  for_each_row<3>(index.type.shape, {index.strides.data(), xs.data(), other_strides},
-                  [&](auto off, int64_t n, auto st) {
-                    for (int64_t i = 0; i < n; ++i) {
-                      int64_t v = static_cast<int64_t>(ip[off[0] + i * st[0]]);
-                      if (v < 0 || v >= size) {
-                        throw Error(absl::StrCat(op, ": index ", v, " out of range for dim ",
-                                                 axis, " of size ", size, " (tensor ",
-                                                 x.type.to_string(), ")"));
-                      }
-                      f(v * x.strides[axis] + off[1] + i * st[1], off[2] + i * st[2]);
-                    }
-                  });
+  for_each_row<3>(
+      index.type.shape, {index.strides.data(), xs.data(), other_strides},
+      [&](auto off, int64_t n, auto st) {
+        for (int64_t i = 0; i < n; ++i) {
+          int64_t v = static_cast<int64_t>(ip[off[0] + i * st[0]]);
+          if (v < 0 || v >= size) {
+            throw Error(absl::StrCat(op, ": index ", v, " out of range for dim ", axis, " of size ",
+                                     size, " (tensor ", x.type.to_string(), ")"));
+          }
+          f(v * x.strides[axis] + off[1] + i * st[1], off[2] + i * st[2]);
+        }
+      });
 }
 
 template <class F>
@@ -104,30 +104,30 @@ Array run_sort(const Array& x, const ir::SortAttrs& attrs, const TensorType& out
     const T* xp = base_ptr<T>(x);
     std::vector<int64_t> order(n);
     std::vector<C> keys(n);
-    for_each_row<2>(lines, {x.strides.data(), out.strides.data()},
-                    [&](auto off, int64_t len, auto st) {
-                      for (int64_t l = 0; l < len; ++l) {
-                        const T* line = xp + off[0] + l * st[0];
-                        for (int64_t i = 0; i < n; ++i) {
-                          keys[i] = static_cast<C>(line[i * x.strides[axis]]);
-                        }
-                        std::iota(order.begin(), order.end(), 0);
-                        std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
-                          return attrs.descending ? less_nan_last(keys[b], keys[a])
-                                                  : less_nan_last(keys[a], keys[b]);
-                        });
-                        int64_t o = off[1] + l * st[1];
-                        dispatch_dtype(out_type.dtype, [&](auto otag) {
-                          using O = typename decltype(otag)::type;
-                          O* op = base_ptr<O>(out) + o;
-                          for (int64_t i = 0; i < n; ++i) {
-                            op[i * out.strides[axis]] =
-                                attrs.indices ? static_cast<O>(order[i])
-                                              : convert<O>(line[order[i] * x.strides[axis]]);
-                          }
-                        });
-                      }
-                    });
+    for_each_row<2>(
+        lines, {x.strides.data(), out.strides.data()}, [&](auto off, int64_t len, auto st) {
+          for (int64_t l = 0; l < len; ++l) {
+            const T* line = xp + off[0] + l * st[0];
+            for (int64_t i = 0; i < n; ++i) {
+              keys[i] = static_cast<C>(line[i * x.strides[axis]]);
+            }
+            std::iota(order.begin(), order.end(), 0);
+            std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+              return attrs.descending ? less_nan_last(keys[b], keys[a])
+                                      : less_nan_last(keys[a], keys[b]);
+            });
+            int64_t o = off[1] + l * st[1];
+            dispatch_dtype(out_type.dtype, [&](auto otag) {
+              using O = typename decltype(otag)::type;
+              O* op = base_ptr<O>(out) + o;
+              for (int64_t i = 0; i < n; ++i) {
+                op[i * out.strides[axis]] = attrs.indices
+                                                ? static_cast<O>(order[i])
+                                                : convert<O>(line[order[i] * x.strides[axis]]);
+              }
+            });
+          }
+        });
   });
   return out;
 }

@@ -72,8 +72,7 @@ Array run_matmul(const Array& a_in, const Array& b_in, const TensorType& out_typ
   DType t = out_type.dtype;
   if (t == DType::F16 || t == DType::BF16) {
     TensorType f32_out{DType::F32, out_type.shape};
-    return run_cast(run_matmul(run_cast(a_in, DType::F32), run_cast(b_in, DType::F32), f32_out),
-                    t);
+    return run_cast(run_matmul(run_cast(a_in, DType::F32), run_cast(b_in, DType::F32), f32_out), t);
   }
   Array a = major_of(a_in) == Major::None ? make_contiguous(a_in) : a_in;
   Array b = major_of(b_in) == Major::None ? make_contiguous(b_in) : b_in;

@@ -19,8 +19,10 @@ using Acc = std::conditional_t<kIsFloating<T>, double,
 
 template <class A>
 bool is_nan_value(A v) {
-  if constexpr (std::is_floating_point_v<A>) return std::isnan(v);
-  else return false;
+  if constexpr (std::is_floating_point_v<A>)
+    return std::isnan(v);
+  else
+    return false;
 }
 
 // Reduces n values read with `stride` from p.

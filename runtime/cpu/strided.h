@@ -11,8 +11,8 @@ namespace ember::runtime::cpu {
 
 template <int N>
 struct StridedLayout {
-  std::vector<int64_t> sizes;                       // coalesced shape
-  std::array<std::vector<int64_t>, N> strides;      // per operand, per coalesced dim
+  std::vector<int64_t> sizes;                   // coalesced shape
+  std::array<std::vector<int64_t>, N> strides;  // per operand, per coalesced dim
 };
 
 template <int N>

@@ -8,7 +8,8 @@
 namespace ember::runtime::vk {
 
 void Api::load_instance(VkInstance instance) {
-#define EMBER_VK_LOAD(name) name = reinterpret_cast<PFN_##name>(vkGetInstanceProcAddr(instance, #name));
+#define EMBER_VK_LOAD(name) \
+  name = reinterpret_cast<PFN_##name>(vkGetInstanceProcAddr(instance, #name));
   EMBER_VK_INSTANCE_FUNCS(EMBER_VK_LOAD)
 #undef EMBER_VK_LOAD
 }

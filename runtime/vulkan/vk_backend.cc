@@ -46,12 +46,12 @@ VulkanKernel::VulkanKernel(const Context& ctx, const KernelBinary& bin)
   sl.flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR;
   sl.bindingCount = static_cast<uint32_t>(bindings.size());
   sl.pBindings = bindings.data();
-  check(a.vkCreateDescriptorSetLayout(dev, &sl, nullptr, &set_layout), "vkCreateDescriptorSetLayout");
+  check(a.vkCreateDescriptorSetLayout(dev, &sl, nullptr, &set_layout),
+        "vkCreateDescriptorSetLayout");
   VkPipelineLayoutCreateInfo pl{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
   pl.setLayoutCount = 1;
   pl.pSetLayouts = &set_layout;
-  VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0,
-                            static_cast<uint32_t>(push_words) * 4};
+  VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, static_cast<uint32_t>(push_words) * 4};
   if (push_words > 0) {
     pl.pushConstantRangeCount = 1;
     pl.pPushConstantRanges = &range;
@@ -88,9 +88,7 @@ VulkanKernel::~VulkanKernel() {
 struct Range {
   const Block* block;
   VkDeviceSize begin, end;
-  bool overlaps(const Range& o) const {
-    return block == o.block && begin < o.end && o.begin < end;
-  }
+  bool overlaps(const Range& o) const { return block == o.block && begin < o.end && o.begin < end; }
 };
 
 class VulkanBackend final : public Backend {
@@ -98,14 +96,15 @@ class VulkanBackend final : public Backend {
   explicit VulkanBackend(int index);
   DeviceKind kind() const override { return DeviceKind::Vulkan; }
   std::string name() const override {
-    return absl::StrCat("vulkan:", index_, " (", ctx_.info().name, ", ", ctx_.info().type_name(), ")");
+    return absl::StrCat("vulkan:", index_, " (", ctx_.info().name, ", ", ctx_.info().type_name(),
+                        ")");
   }
   Array allocate(const TensorType& type) override;
   Array upload(const TensorType& type, const void* data) override;
   void download(const Array& a, void* dst) override;
   Array run_primitive(const ir::Node& node, std::span<const Array>) override {
-    throw Error(absl::StrCat("vulkan: primitive ", ir::op_name(node.op),
-                             " must be compiled by the jit"));
+    throw Error(
+        absl::StrCat("vulkan: primitive ", ir::op_name(node.op), " must be compiled by the jit"));
   }
   std::shared_ptr<Kernel> load_kernel(const KernelBinary& binary) override {
     return std::make_shared<VulkanKernel>(ctx_, binary);
@@ -128,6 +127,7 @@ class VulkanBackend final : public Backend {
 
  private:
   void submit_and_wait();
+  void end_submit_wait();  // ends cmd_, submits it and waits for it
   void begin_if_needed();
   void barrier_if_hazard(const std::vector<Range>& reads, const std::vector<Range>& writes);
   // Runs `record` in its own command buffer and waits (staging copies).
@@ -146,13 +146,16 @@ class VulkanBackend final : public Backend {
   std::shared_ptr<VulkanBuffer> params_;
   size_t params_used_ = 0;
   std::vector<Range> pending_reads_, pending_writes_;
-  std::vector<Array> keep_alive_;  // buffers bound by recorded launches
+  std::vector<Array> keep_alive_;            // buffers bound by recorded launches
   VkQueryPool query_pool_ = VK_NULL_HANDLE;  // begin/end timestamps of each submission
   double device_ns_ = 0;
 };
 
 VulkanBackend::VulkanBackend(int index)
-    : index_(index), ctx_(index), device_mem_(ctx_, prefers_host_visible(ctx_)), host_mem_(ctx_, true) {
+    : index_(index),
+      ctx_(index),
+      device_mem_(ctx_, prefers_host_visible(ctx_)),
+      host_mem_(ctx_, true) {
   const Api& a = ctx_.api();
   VkCommandPoolCreateInfo pci{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
   pci.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
@@ -177,10 +180,9 @@ VulkanBackend::VulkanBackend(int index)
 Array VulkanBackend::allocate(const TensorType& type) {
   size_t bytes = static_cast<size_t>(type.shape.numel()) * dtype_size(type.dtype);
   if (bytes > ctx_.limits().max_storage_buffer_range) {
-    throw Error(absl::StrCat("vulkan: tensor ", type.to_string(), " (", bytes,
-                             " bytes) exceeds maxStorageBufferRange (",
-                             ctx_.limits().max_storage_buffer_range, " bytes) of ",
-                             ctx_.info().name));
+    throw Error(absl::StrCat(
+        "vulkan: tensor ", type.to_string(), " (", bytes, " bytes) exceeds maxStorageBufferRange (",
+        ctx_.limits().max_storage_buffer_range, " bytes) of ", ctx_.info().name));
   }
   return Array::contiguous(device_mem_.allocate(bytes), type);
 }
@@ -188,11 +190,15 @@ Array VulkanBackend::allocate(const TensorType& type) {
 template <class F>
 void VulkanBackend::one_shot(F&& record) {
   submit_and_wait();
-  const Api& a = ctx_.api();
   VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
   bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-  check(a.vkBeginCommandBuffer(cmd_, &bi), "vkBeginCommandBuffer");
+  check(ctx_.api().vkBeginCommandBuffer(cmd_, &bi), "vkBeginCommandBuffer");
   record(cmd_);
+  end_submit_wait();
+}
+
+void VulkanBackend::end_submit_wait() {
+  const Api& a = ctx_.api();
   check(a.vkEndCommandBuffer(cmd_), "vkEndCommandBuffer");
   VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
   si.commandBufferCount = 1;
@@ -275,8 +281,8 @@ void VulkanBackend::barrier_if_hazard(const std::vector<Range>& reads,
   };
   // Read-after-write, write-after-read and write-after-write all need the previous dispatches
   // to finish first.
-  bool hazard = hits(reads, pending_writes_) || hits(writes, pending_writes_) ||
-                hits(writes, pending_reads_);
+  bool hazard =
+      hits(reads, pending_writes_) || hits(writes, pending_writes_) || hits(writes, pending_reads_);
   if (hazard) {
     VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
     mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT;
@@ -349,13 +355,7 @@ void VulkanBackend::submit_and_wait() {
   if (query_pool_ != VK_NULL_HANDLE) {
     a.vkCmdWriteTimestamp(cmd_, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, query_pool_, 1);
   }
-  check(a.vkEndCommandBuffer(cmd_), "vkEndCommandBuffer");
-  VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
-  si.commandBufferCount = 1;
-  si.pCommandBuffers = &cmd_;
-  check(a.vkQueueSubmit(ctx_.queue(), 1, &si, fence_), "vkQueueSubmit");
-  check(a.vkWaitForFences(ctx_.device(), 1, &fence_, VK_TRUE, UINT64_MAX), "vkWaitForFences");
-  check(a.vkResetFences(ctx_.device(), 1, &fence_), "vkResetFences");
+  end_submit_wait();
   if (query_pool_ != VK_NULL_HANDLE) {
     uint64_t ts[2] = {0, 0};
     if (a.vkGetQueryPoolResults(ctx_.device(), query_pool_, 0, 2, sizeof(ts), ts, sizeof(uint64_t),
@@ -372,9 +372,7 @@ void VulkanBackend::submit_and_wait() {
 }  // namespace
 }  // namespace vk
 
-int vulkan_device_count(std::string* why) {
-  return static_cast<int>(vk::list_devices(why).size());
-}
+int vulkan_device_count(std::string* why) { return static_cast<int>(vk::list_devices(why).size()); }
 
 bool vulkan_gpu_available() {
   auto devices = vk::list_devices();

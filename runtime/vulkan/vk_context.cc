@@ -12,11 +12,16 @@ namespace {
 
 int type_rank(VkPhysicalDeviceType t) {
   switch (t) {
-    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return 0;
-    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return 1;
-    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return 2;
-    case VK_PHYSICAL_DEVICE_TYPE_CPU: return 3;
-    default: return 4;
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
+      return 0;
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
+      return 1;
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU:
+      return 2;
+    case VK_PHYSICAL_DEVICE_TYPE_CPU:
+      return 3;
+    default:
+      return 4;
   }
 }
 
@@ -65,11 +70,16 @@ std::vector<PhysicalDeviceInfo> enumerate(std::string* why);
 
 const char* PhysicalDeviceInfo::type_name() const {
   switch (type) {
-    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return "discrete GPU";
-    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return "integrated GPU";
-    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return "virtual GPU";
-    case VK_PHYSICAL_DEVICE_TYPE_CPU: return "CPU";
-    default: return "other";
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
+      return "discrete GPU";
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
+      return "integrated GPU";
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU:
+      return "virtual GPU";
+    case VK_PHYSICAL_DEVICE_TYPE_CPU:
+      return "CPU";
+    default:
+      return "other";
   }
 }
 
@@ -123,9 +133,13 @@ Context::Context(int index) : api_(vk::api()) {
   VkPhysicalDeviceProperties props;
   a.vkGetPhysicalDeviceProperties(pd, &props);
   const VkPhysicalDeviceLimits& l = props.limits;
-  limits_ = {l.maxStorageBufferRange, l.maxPushConstantsSize, l.maxComputeWorkGroupInvocations,
-             l.maxComputeWorkGroupCount[0], l.maxComputeSharedMemorySize,
-             l.minStorageBufferOffsetAlignment, l.timestampPeriod,
+  limits_ = {l.maxStorageBufferRange,
+             l.maxPushConstantsSize,
+             l.maxComputeWorkGroupInvocations,
+             l.maxComputeWorkGroupCount[0],
+             l.maxComputeSharedMemorySize,
+             l.minStorageBufferOffsetAlignment,
+             l.timestampPeriod,
              l.timestampComputeAndGraphics == VK_TRUE};
   a.vkGetPhysicalDeviceMemoryProperties(pd, &memory_);
 
@@ -136,9 +150,12 @@ Context::Context(int index) : api_(vk::api()) {
   VkPhysicalDeviceFeatures2 f2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
   f2.pNext = &f11;
   a.vkGetPhysicalDeviceFeatures2(pd, &f2);
-  features_ = {f2.features.shaderInt64 == VK_TRUE,   f2.features.shaderFloat64 == VK_TRUE,
-               f2.features.shaderInt16 == VK_TRUE,   f12.shaderFloat16 == VK_TRUE,
-               f12.shaderInt8 == VK_TRUE,            f12.storageBuffer8BitAccess == VK_TRUE,
+  features_ = {f2.features.shaderInt64 == VK_TRUE,
+               f2.features.shaderFloat64 == VK_TRUE,
+               f2.features.shaderInt16 == VK_TRUE,
+               f12.shaderFloat16 == VK_TRUE,
+               f12.shaderInt8 == VK_TRUE,
+               f12.storageBuffer8BitAccess == VK_TRUE,
                f11.storageBuffer16BitAccess == VK_TRUE};
   VkPhysicalDeviceVulkan12Features e12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
   e12.shaderFloat16 = f12.shaderFloat16;

@@ -85,7 +85,8 @@ Block* Allocator::new_block(VkDeviceSize size) {
 }
 
 std::shared_ptr<VulkanBuffer> Allocator::allocate(size_t bytes) {
-  VkDeviceSize size = std::max<VkDeviceSize>(alignment_, (bytes + alignment_ - 1) / alignment_ * alignment_);
+  VkDeviceSize size =
+      std::max<VkDeviceSize>(alignment_, (bytes + alignment_ - 1) / alignment_ * alignment_);
   std::lock_guard lock(mutex_);
   Block* chosen = nullptr;
   VkDeviceSize offset = 0;

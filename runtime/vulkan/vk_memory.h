@@ -17,8 +17,8 @@ struct Block {
   VkDeviceMemory memory = VK_NULL_HANDLE;
   VkBuffer buffer = VK_NULL_HANDLE;
   VkDeviceSize size = 0;
-  std::byte* mapped = nullptr;                  // when host visible
-  std::map<VkDeviceSize, VkDeviceSize> free;    // offset -> size
+  std::byte* mapped = nullptr;                // when host visible
+  std::map<VkDeviceSize, VkDeviceSize> free;  // offset -> size
 };
 
 // A sub-allocation; returns itself to the allocator when the last reference goes.

@@ -1,13 +1,12 @@
 #pragma once
 // Helpers shared by the frontend tests: compare a tensor's contents with expected values
 // computed independently in the test (by hand or with plain loops).
+#include <ember/ember.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <string>
 #include <vector>
-
-#include <ember/ember.h>
 
 namespace ember::testing {
 

@@ -1,7 +1,8 @@
 // Validation and shape inference at record time.
+#include "ir/builder.h"
+
 #include <gtest/gtest.h>
 
-#include "ir/builder.h"
 #include "ir/error.h"
 
 namespace ember::ir {
@@ -44,7 +45,8 @@ TEST_F(BuilderTest, BinaryRejectsBadShapesAndDtypes) {
             std::string::npos);
   EXPECT_NE(error_of([&] { b.binary(BinaryFn::Add, x, i); }).find("dtypes differ: f32 and i32"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { b.binary(BinaryFn::BitAnd, x, x); }).find("needs int"), std::string::npos);
+  EXPECT_NE(error_of([&] { b.binary(BinaryFn::BitAnd, x, x); }).find("needs int"),
+            std::string::npos);
   ValueId t = in(DType::Bool, {2, 3});
   EXPECT_NE(error_of([&] { b.binary(BinaryFn::Mul, t, t); }).find("bool"), std::string::npos);
   ValueId r3 = in(DType::F32, {2, 3, 1});
@@ -75,7 +77,9 @@ TEST_F(BuilderTest, ReduceKeepsAxisAndArgReturnsIndexDtype) {
 TEST_F(BuilderTest, Views) {
   ValueId x = in(DType::F32, {2, 3, 4});
   EXPECT_EQ(g.type(b.reshape(x, {6, 4})).shape, (Shape{6, 4}));
-  EXPECT_NE(error_of([&] { b.reshape(x, {5, 5}); }).find("cannot reshape [2, 3, 4] (24 elements) to [5, 5]"),
+  EXPECT_NE(error_of([&] {
+              b.reshape(x, {5, 5});
+            }).find("cannot reshape [2, 3, 4] (24 elements) to [5, 5]"),
             std::string::npos);
   EXPECT_EQ(g.type(b.permute(x, {2, 0, 1})).shape, (Shape{4, 2, 3}));
   EXPECT_THROW(b.permute(x, {0, 0, 1}), Error);
@@ -83,7 +87,9 @@ TEST_F(BuilderTest, Views) {
   EXPECT_EQ(g.type(b.expand(y, {2, 3, 4})).shape, (Shape{2, 3, 4}));
   EXPECT_THROW(b.expand(x, {2, 3, 5}), Error);
   EXPECT_EQ(g.type(b.slice(x, {0, 1, 0}, {2, 1, 2}, {1, 1, 2})).shape, (Shape{2, 1, 2}));
-  EXPECT_NE(error_of([&] { b.slice(x, {0, 2, 0}, {2, 2, 4}, {1, 1, 1}); }).find("out of bounds"),
+  EXPECT_NE(error_of([&] {
+              b.slice(x, {0, 2, 0}, {2, 2, 4}, {1, 1, 1});
+            }).find("out of bounds"),
             std::string::npos);
   EXPECT_EQ(g.type(b.pad(x, {1, 0, 0}, {0, 2, 0}, Scalar::from_int(0))).shape, (Shape{3, 5, 4}));
   EXPECT_THROW(b.pad(x, {-1, 0, 0}, {0, 0, 0}, Scalar::from_int(0)), Error);
@@ -94,15 +100,18 @@ TEST_F(BuilderTest, ConcatMatmulGatherScatterSort) {
   ValueId a = in(DType::F32, {2, 3});
   ValueId c = in(DType::F32, {4, 3});
   EXPECT_EQ(g.type(b.concat({a, c}, 0)).shape, (Shape{6, 3}));
-  EXPECT_NE(error_of([&] { b.concat({a, c}, 1); }).find("do not match outside dim 1"),
+  EXPECT_NE(error_of([&] {
+              b.concat({a, c}, 1);
+            }).find("do not match outside dim 1"),
             std::string::npos);
   EXPECT_NE(error_of([&] { b.concat({}, 0); }).find("cat: needs at least one tensor"),
             std::string::npos);
   ValueId m = in(DType::F32, {5, 1, 2, 3});
   ValueId n = in(DType::F32, {1, 4, 3, 7});
   EXPECT_EQ(g.type(b.matmul(m, n)).shape, (Shape{5, 4, 2, 7}));
-  EXPECT_NE(error_of([&] { b.matmul(a, c); }).find("matmul: inner dims differ: f32[2, 3] and f32[4, 3]"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of([&] { b.matmul(a, c); }).find("matmul: inner dims differ: f32[2, 3] and f32[4, 3]"),
+      std::string::npos);
   ValueId idx = in(DType::I64, {2, 5});
   EXPECT_EQ(g.type(b.gather(a, 1, idx)).shape, (Shape{2, 5}));
   EXPECT_THROW(b.gather(a, 1, in(DType::F32, {2, 2})), Error);

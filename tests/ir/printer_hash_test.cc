@@ -34,11 +34,11 @@ TEST(Hash, IgnoresConcreteSizesAndScalars) {
 
 TEST(Hash, KeepsBroadcastPatternDtypeEqualityAndOutputs) {
   uint64_t base = structural_hash(axpy({2, 3}, {1, 3}), {4});
-  EXPECT_NE(base, structural_hash(axpy({2, 3}, {2, 1}), {4}));            // which dims are 1
-  EXPECT_NE(base, structural_hash(axpy({2, 3}, {1, 3}, DType::F16), {4})); // dtype
+  EXPECT_NE(base, structural_hash(axpy({2, 3}, {2, 1}), {4}));              // which dims are 1
+  EXPECT_NE(base, structural_hash(axpy({2, 3}, {1, 3}, DType::F16), {4}));  // dtype
   EXPECT_NE(structural_hash(axpy({4, 4}, {1, 4}), {4}),
-            structural_hash(axpy({4, 5}, {1, 5}), {4}));                   // equal dims
-  EXPECT_NE(base, structural_hash(axpy({2, 3}, {1, 3}), {3, 4}));          // outputs
+            structural_hash(axpy({4, 5}, {1, 5}), {4}));           // equal dims
+  EXPECT_NE(base, structural_hash(axpy({2, 3}, {1, 3}), {3, 4}));  // outputs
 }
 
 }  // namespace

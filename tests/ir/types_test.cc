@@ -14,10 +14,11 @@ TEST(DType, SizesAndNames) {
     const char* name;
     bool is_float, is_int;
   };
-  for (const Case& c : {Case{DType::F32, 4, "f32", true, false}, Case{DType::F16, 2, "f16", true, false},
-                        Case{DType::BF16, 2, "bf16", true, false}, Case{DType::F64, 8, "f64", true, false},
-                        Case{DType::I32, 4, "i32", false, true}, Case{DType::I64, 8, "i64", false, true},
-                        Case{DType::U8, 1, "u8", false, true}, Case{DType::Bool, 1, "bool", false, false}}) {
+  for (const Case& c :
+       {Case{DType::F32, 4, "f32", true, false}, Case{DType::F16, 2, "f16", true, false},
+        Case{DType::BF16, 2, "bf16", true, false}, Case{DType::F64, 8, "f64", true, false},
+        Case{DType::I32, 4, "i32", false, true}, Case{DType::I64, 8, "i64", false, true},
+        Case{DType::U8, 1, "u8", false, true}, Case{DType::Bool, 1, "bool", false, false}}) {
     EXPECT_EQ(dtype_size(c.t), c.size) << c.name;
     EXPECT_STREQ(dtype_name(c.t), c.name);
     EXPECT_EQ(is_float(c.t), c.is_float) << c.name;

@@ -1,4 +1,6 @@
 // The reference executor: liveness, per-node errors, dumps.
+#include "jit/executor.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -7,7 +9,6 @@
 
 #include "ir/builder.h"
 #include "jit/dump.h"
-#include "jit/executor.h"
 
 namespace ember::jit {
 namespace {

@@ -18,8 +18,8 @@ enum class Kind { Unary, Binary, Where, Reduce, Flip, SlicePad, Expand, CastRoun
 
 struct Step {
   Kind kind;
-  int fn;      // which unary/binary/reduction
-  int a, b, c; // operand indices into the value pool
+  int fn;       // which unary/binary/reduction
+  int a, b, c;  // operand indices into the value pool
   int dim;
 };
 
@@ -80,25 +80,53 @@ std::vector<RawTensor> run(const ProgramSpec& p, uint32_t seed, const Device& de
     switch (s.kind) {
       case Kind::Unary: {
         switch (s.fn) {
-          case 0: r = a.sin(); break;
-          case 1: r = a.tanh(); break;
-          case 2: r = (a.abs() + 1.0).log(); break;
-          case 3: r = a.abs().sqrt(); break;
-          case 4: r = activation::sigmoid(a) * 2.0 - 1.0; break;
-          case 5: r = a.erf(); break;
-          case 6: r = -a.cos(); break;
-          default: r = activation::gelu(a); break;
+          case 0:
+            r = a.sin();
+            break;
+          case 1:
+            r = a.tanh();
+            break;
+          case 2:
+            r = (a.abs() + 1.0).log();
+            break;
+          case 3:
+            r = a.abs().sqrt();
+            break;
+          case 4:
+            r = activation::sigmoid(a) * 2.0 - 1.0;
+            break;
+          case 5:
+            r = a.erf();
+            break;
+          case 6:
+            r = -a.cos();
+            break;
+          default:
+            r = activation::gelu(a);
+            break;
         }
         break;
       }
       case Kind::Binary: {
         switch (s.fn % 6) {
-          case 0: r = a + b; break;
-          case 1: r = a - b; break;
-          case 2: r = (a * b).clamp(-4.0, 4.0); break;
-          case 3: r = a / (b.abs() + 1.0); break;
-          case 4: r = a.max_pair(b); break;
-          default: r = a.min_pair(b); break;
+          case 0:
+            r = a + b;
+            break;
+          case 1:
+            r = a - b;
+            break;
+          case 2:
+            r = (a * b).clamp(-4.0, 4.0);
+            break;
+          case 3:
+            r = a / (b.abs() + 1.0);
+            break;
+          case 4:
+            r = a.max_pair(b);
+            break;
+          default:
+            r = a.min_pair(b);
+            break;
         }
         break;
       }
@@ -107,10 +135,18 @@ std::vector<RawTensor> run(const ProgramSpec& p, uint32_t seed, const Device& de
         break;
       case Kind::Reduce: {
         switch (s.fn % 4) {
-          case 0: r = a.sum_dim(dim) / 8.0; break;
-          case 1: r = a.max_dim(dim); break;
-          case 2: r = a.mean_dim(dim); break;
-          default: r = activation::softmax(a, dim); break;
+          case 0:
+            r = a.sum_dim(dim) / 8.0;
+            break;
+          case 1:
+            r = a.max_dim(dim);
+            break;
+          case 2:
+            r = a.mean_dim(dim);
+            break;
+          default:
+            r = activation::softmax(a, dim);
+            break;
         }
         break;
       }

@@ -153,8 +153,8 @@ TEST(PlanCache, RepeatedStepReusesItsPlanAndKernels) {
   EXPECT_EQ(s.compiles, 0);
   EXPECT_GE(s.cache_hits, 1);
   // The new scalar took effect (the cached plan recomputed its parameters).
-  auto ref = activation::softmax(Tensor<2>::from_data(testing::host_uniform({8, 32}, 31),
-                                                      Device::cpu()) * 2.5, 1)
+  auto ref = activation::softmax(
+                 Tensor<2>::from_data(testing::host_uniform({8, 32}, 31), Device::cpu()) * 2.5, 1)
                  .sum_dim(0)
                  .to_data();
   y.assert_approx_eq(ref, Tolerance::rel_abs(1e-4, 1e-5));

@@ -1,6 +1,7 @@
 #pragma once
 // Shared by the Vulkan suites: device availability, running one program on two devices, and
 // comparing their outputs.
+#include <ember/ember.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,8 +9,6 @@
 #include <functional>
 #include <random>
 #include <vector>
-
-#include <ember/ember.h>
 
 #include "jit/fusion_switch.h"
 
@@ -19,7 +18,7 @@ inline bool have_vulkan() { return Device::vulkan(0).is_available(); }
 
 // Skips without a Vulkan device, unless EMBER_REQUIRE_VULKAN is set (CI): then it fails, so a
 // missing driver cannot pass as a green run.
-#define EMBER_REQUIRE_VULKAN()                                              \
+#define EMBER_REQUIRE_VULKAN()                                             \
   if (!::ember::testing::have_vulkan()) {                                  \
     if (std::getenv("EMBER_REQUIRE_VULKAN")) FAIL() << "no Vulkan device"; \
     GTEST_SKIP() << "no Vulkan device";                                    \

@@ -26,11 +26,11 @@ TEST(Philox, KnownAnswers) {
   // Test vectors of the Random123 reference implementation (kat_vectors, philox4x32 10 rounds).
   auto zero = ir::philox4x32_10({0, 0, 0, 0}, {0, 0});
   EXPECT_EQ(zero, (std::array<uint32_t, 4>{0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8}));
-  auto ones = ir::philox4x32_10({0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff},
-                                {0xffffffff, 0xffffffff});
+  auto ones =
+      ir::philox4x32_10({0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff}, {0xffffffff, 0xffffffff});
   EXPECT_EQ(ones, (std::array<uint32_t, 4>{0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd}));
-  auto pi = ir::philox4x32_10({0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344},
-                              {0xa4093822, 0x299f31d0});
+  auto pi =
+      ir::philox4x32_10({0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344}, {0xa4093822, 0x299f31d0});
   EXPECT_EQ(pi, (std::array<uint32_t, 4>{0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1}));
 }
 
@@ -85,7 +85,7 @@ TEST(CpuBackend, ReshapeOfTransposeCopiesOnlyWhenNeeded) {
 }
 
 TEST(CpuBackend, MatmulReadsTransposedOperandsInPlace) {
-  Array a = upload_f32({1, 2, 3, 4, 5, 6}, {2, 3});  // A
+  Array a = upload_f32({1, 2, 3, 4, 5, 6}, {2, 3});                              // A
   Array at = cpu::view_permute(upload_f32({1, 4, 2, 5, 3, 6}, {3, 2}), {1, 0});  // also A
   Array b = upload_f32({1, 0, 0, 1, 1, 1}, {3, 2});
   TensorType out{DType::F32, {2, 2}};
