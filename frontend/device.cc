@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "frontend/stream.h"
 #include "ir/error.h"
+#include "runtime/cuda/cuda_backend.h"
 #include "runtime/vulkan/vk_backend.h"
 
 namespace ember {

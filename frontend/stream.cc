@@ -8,6 +8,7 @@
 #include "ir/error.h"
 #include "jit/executor.h"
 #include "jit/stats.h"
+#include "runtime/cuda/cuda_backend.h"
 #include "runtime/vulkan/vk_backend.h"
 
 namespace ember::detail {
@@ -25,11 +26,17 @@ runtime::Backend& backend_for(const Device& device) {
       }
       return runtime::vulkan_backend(device.index());
     }
-    case DeviceType::Cuda:
-      break;
+    case DeviceType::Cuda: {
+      std::string why;
+      int n = runtime::cuda_device_count(&why);
+      if (device.index() >= n) {
+        throw Error(absl::StrCat("device ", device.to_string(), " is not available: ",
+                                 n == 0 ? why : absl::StrCat("only ", n, " CUDA device(s)")));
+      }
+      return runtime::cuda_backend(device.index());
+    }
   }
-  throw Error(absl::StrCat("device ", device.to_string(),
-                           " is not available: this build has no CUDA backend yet"));
+  throw Error("unknown device " + device.to_string());
 }
 
 int max_pending_ops() {

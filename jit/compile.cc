@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -14,9 +15,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "ir/error.h"
+#include "jit/cuda_source.h"
 #include "jit/dump.h"
 #include "jit/glsl.h"
 #include "jit/stats.h"
+#include "runtime/cuda/nvrtc.h"
 
 namespace ember::jit {
 namespace {
@@ -24,7 +27,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // Bumped whenever rendering or compile options change, so stale binaries are never reused.
-constexpr uint32_t kCacheFormat = 5;
+constexpr uint32_t kCacheFormat = 6;
 constexpr uint32_t kMagic = 0x4b424d45;  // "EMBK"
 
 std::string compiler_id() {
@@ -35,8 +38,8 @@ std::string compiler_id() {
 
 std::string hex(uint64_t h) { return absl::StrCat(absl::Hex(h, absl::kZeroPad16)); }
 
-// On-disk entry: magic, format, word count, xxh64 of the words, then the SPIR-V words.
-bool read_entry(const fs::path& path, std::vector<uint32_t>& words) {
+// On-disk entry: magic, format, byte count, xxh64 of the bytes, then the binary.
+bool read_entry(const fs::path& path, std::vector<char>& bytes) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return false;
   uint32_t header[3];
@@ -46,16 +49,15 @@ bool read_entry(const fs::path& path, std::vector<uint32_t>& words) {
     return false;
   }
   if (header[0] != kMagic || header[1] != kCacheFormat || header[2] == 0 ||
-      header[2] > (64u << 20)) {
+      header[2] > (256u << 20)) {
     return false;
   }
-  words.resize(header[2]);
-  if (!in.read(reinterpret_cast<char*>(words.data()), words.size() * 4)) return false;
-  if (XXH64(words.data(), words.size() * 4, 0) != checksum) return false;
-  return words[0] == 0x07230203u;  // SPIR-V magic
+  bytes.resize(header[2]);
+  if (!in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()))) return false;
+  return XXH64(bytes.data(), bytes.size(), 0) == checksum;
 }
 
-void write_entry(const fs::path& path, const std::vector<uint32_t>& words) {
+void write_entry(const fs::path& path, const std::vector<char>& bytes) {
   std::error_code ec;
   fs::create_directories(path.parent_path(), ec);
   if (ec) return;  // an unwritable cache only costs recompiles
@@ -63,11 +65,11 @@ void write_entry(const fs::path& path, const std::vector<uint32_t>& words) {
   tmp += absl::StrCat(".tmp", getpid());
   {
     std::ofstream out(tmp, std::ios::binary);
-    uint32_t header[3] = {kMagic, kCacheFormat, static_cast<uint32_t>(words.size())};
-    uint64_t checksum = XXH64(words.data(), words.size() * 4, 0);
+    uint32_t header[3] = {kMagic, kCacheFormat, static_cast<uint32_t>(bytes.size())};
+    uint64_t checksum = XXH64(bytes.data(), bytes.size(), 0);
     out.write(reinterpret_cast<const char*>(header), sizeof(header));
     out.write(reinterpret_cast<const char*>(&checksum), sizeof(checksum));
-    out.write(reinterpret_cast<const char*>(words.data()), words.size() * 4);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
     if (!out) {
       fs::remove(tmp, ec);
       return;
@@ -145,8 +147,12 @@ std::vector<uint32_t> compile_glsl(const std::string& source, const std::string&
 }
 
 std::shared_ptr<runtime::Kernel> get_kernel(const KernelDesc& desc, runtime::Backend& backend) {
-  std::string source = render_glsl(desc);
-  std::string key_text = absl::StrCat(source, "\n//", compiler_id(), "/", backend.name());
+  bool cuda = backend.kind() == runtime::DeviceKind::Cuda;
+  std::string source = cuda ? render_cuda(desc) : render_glsl(desc);
+  std::string compiler =
+      cuda ? absl::StrCat("nvrtc-", runtime::cuda::nvrtc_version(), "-", backend.target())
+           : compiler_id();
+  std::string key_text = absl::StrCat(source, "\n//", compiler, "/", backend.name());
   uint64_t h = XXH3_64bits(key_text.data(), key_text.size());
   auto& mc = memory_cache();
   {
@@ -157,26 +163,41 @@ std::shared_ptr<runtime::Kernel> get_kernel(const KernelDesc& desc, runtime::Bac
     }
   }
   std::string file = absl::StrCat(desc.name, "_", hex(h));
-  if (dump_enabled("kernels")) dump("kernels", file + ".comp", source);
-  fs::path entry = fs::path(cache_dir()) / "spirv" / (hex(h) + ".spv");
-  runtime::KernelBinary bin{desc.name,
-                            {},
-                            static_cast<int>(desc.buffers.size()) + desc.uses_errors,
-                            desc.workgroup_size,
-                            desc.push_params() ? std::max(1, desc.num_params) : 0};
-  if (read_entry(entry, bin.spirv)) {
+  if (dump_enabled("kernels")) dump("kernels", file + (cuda ? ".cu" : ".comp"), source);
+  fs::path entry = fs::path(cache_dir()) / (cuda ? "cubin" : "spirv") / (hex(h) + ".bin");
+  std::vector<char> binary;
+  if (read_entry(entry, binary) && (cuda || (binary.size() % 4 == 0 && binary.size() >= 4))) {
     counters().cache_hits.fetch_add(1, std::memory_order_relaxed);
   } else {
     auto t0 = std::chrono::steady_clock::now();
-    bin.spirv = compile_glsl(source, desc.name);
+    if (cuda) {
+      binary = runtime::cuda::nvrtc_compile(source, desc.name, backend.target(), false);
+    } else {
+      auto words = compile_glsl(source, desc.name);
+      binary.assign(reinterpret_cast<const char*>(words.data()),
+                    reinterpret_cast<const char*>(words.data() + words.size()));
+    }
     auto us =
         std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0)
             .count();
     counters().compiles.fetch_add(1, std::memory_order_relaxed);
     counters().compile_us.fetch_add(us, std::memory_order_relaxed);
-    write_entry(entry, bin.spirv);
+    write_entry(entry, binary);
   }
-  if (dump_enabled("binary")) dump("binary", file + ".spvasm", spirv_assembly(source, desc.name));
+  runtime::KernelBinary bin;
+  bin.name = desc.name;
+  bin.num_buffers = static_cast<int>(desc.buffers.size()) + desc.uses_errors;
+  bin.workgroup_size = desc.workgroup_size;
+  if (cuda) {
+    bin.cubin = std::move(binary);
+    bin.entry = kCudaEntry;
+    bin.push_constant_words = std::max(1, desc.num_params);
+  } else {
+    bin.spirv.resize(binary.size() / 4);
+    std::memcpy(bin.spirv.data(), binary.data(), binary.size());
+    bin.push_constant_words = desc.push_params() ? std::max(1, desc.num_params) : 0;
+    if (dump_enabled("binary")) dump("binary", file + ".spvasm", spirv_assembly(source, desc.name));
+  }
   auto kernel = backend.load_kernel(bin);
   std::lock_guard lock(mc.mutex);
   mc.kernels[{&backend, h}] = kernel;

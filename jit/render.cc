@@ -232,8 +232,7 @@ class Renderer {
       case XOp::Lane:
         return absl::StrCat(arg(e, 0), ".", std::string(1, "xyzw"[e.imm]));
       case XOp::MakeVec:
-        return absl::StrCat(d_.vector_type(e.type), "(", arg(e, 0), ", ", arg(e, 1), ", ",
-                            arg(e, 2), ", ", arg(e, 3), ")");
+        return d_.make_vec(e.type, arg(e, 0), arg(e, 1), arg(e, 2), arg(e, 3));
       case XOp::SharedLoad:
         return absl::StrCat(d_.shared_name(static_cast<int>(e.imm)), "[", arg(e, 0), "]");
       default:

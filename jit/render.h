@@ -25,6 +25,10 @@ class Dialect {
   // A 4-element vector load from a vec4-declared buffer, and the vector type of a lane type.
   virtual std::string load_vec(const KernelDesc& k, int buffer, const std::string& index) const = 0;
   virtual std::string vector_type(CType t) const = 0;
+  virtual std::string make_vec(CType t, const std::string& a, const std::string& b,
+                               const std::string& c, const std::string& d) const {
+    return vector_type(t) + "(" + a + ", " + b + ", " + c + ", " + d + ")";
+  }
   virtual std::string store(const KernelDesc& k, int buffer, const std::string& index,
                             const std::string& value) const = 0;
   virtual std::string grid_stride() const = 0;  // threads in the whole grid

@@ -49,6 +49,8 @@ class Kernel {
 struct KernelBinary {
   std::string name;
   std::vector<uint32_t> spirv;  // Vulkan: SPIR-V words
+  std::vector<char> cubin;      // CUDA: a CUBIN (or PTX text) for the device's architecture
+  std::string entry;            // CUDA: the kernel function's name
   int num_buffers = 0;          // tensor bindings, after the parameter buffer
   uint32_t workgroup_size = 0;  // threads per workgroup (a specialization constant on Vulkan)
   int push_constant_words = 0;  // > 0: parameters as push constants, else a buffer at binding 0
@@ -68,6 +70,8 @@ class Backend {
   virtual ~Backend() = default;
   virtual DeviceKind kind() const = 0;
   virtual std::string name() const = 0;
+  // What compiled kernels target (e.g. "sm_90a"); empty where it does not matter.
+  virtual std::string target() const { return ""; }
   // Copies `type.shape.numel()` densely packed elements into a new contiguous array.
   virtual Array upload(const TensorType& type, const void* data) = 0;
   // Writes the array's elements densely packed, row-major, to `dst`.

@@ -14,17 +14,28 @@ for icd in /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json /usr/share/vulka
            /etc/vulkan/icd.d/nvidia_icd.json; do
   [ -f "$icd" ] && export VK_DRIVER_FILES=$icd && break
 done
-export EMBER_DEVICE=vulkan EMBER_BENCH_GPU=1 EMBER_CACHE_DIR=/tmp/ember-cache
+# NVRTC (for the CUDA backend) comes from the machine: the CUDA toolkit or PyTorch's wheels.
+nvrtc=$(find / -name 'libnvrtc.so.1[0-9]*' -not -path '/proc/*' 2>/dev/null | head -1)
+[ -n "$nvrtc" ] && LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$(dirname "$nvrtc") && echo "nvrtc: $nvrtc"
+export EMBER_DEVICE=${EMBER_DEVICE:-vulkan} EMBER_BENCH_GPU=1 EMBER_CACHE_DIR=/tmp/ember-cache
 nvidia-smi -L | tee "$out/device.txt"
 bin=gpu-bundle/bin
-$bin/tensor_basics > "$out/tensor_basics.txt" 2>&1; echo "tensor_basics exit $?" | tee -a "$out/summary.txt"
-$bin/jit_tests --gtest_brief=1 ${EMBER_GPU_TEST_FILTER:+--gtest_filter=$EMBER_GPU_TEST_FILTER} \
-  > "$out/jit_tests.txt" 2>&1
-echo "jit_tests exit $?" | tee -a "$out/summary.txt"
-tail -5 "$out/jit_tests.txt"
-$bin/ember_bench --benchmark_min_time=${EMBER_BENCH_MIN_TIME:-0.2} \
-  ${EMBER_BENCH_FILTER:+--benchmark_filter=$EMBER_BENCH_FILTER} \
-  --benchmark_out="$out/ember_bench.json" --benchmark_out_format=json 2>&1 | tee "$out/ember_bench.txt"
+for dev in vulkan cuda; do
+  EMBER_DEVICE=$dev $bin/tensor_basics > "$out/tensor_basics_$dev.txt" 2>&1
+  echo "tensor_basics on $dev exit $?" | tee -a "$out/summary.txt"
+done
+for dev in ${EMBER_GPU_TEST_DEVICES:-vulkan:0 cuda:0}; do
+  EMBER_TEST_DEVICE=$dev EMBER_REQUIRE_VULKAN=1 $bin/jit_tests --gtest_brief=1 \
+    ${EMBER_GPU_TEST_FILTER:+--gtest_filter=$EMBER_GPU_TEST_FILTER} > "$out/jit_tests_${dev%%:*}.txt" 2>&1
+  echo "jit_tests on $dev exit $?" | tee -a "$out/summary.txt"
+  tail -3 "$out/jit_tests_${dev%%:*}.txt"
+done
+for dev in ${EMBER_BENCH_DEVICES:-vulkan cuda}; do
+  EMBER_DEVICE=$dev $bin/ember_bench --benchmark_min_time=${EMBER_BENCH_MIN_TIME:-0.2} \
+    ${EMBER_BENCH_FILTER:+--benchmark_filter=$EMBER_BENCH_FILTER} \
+    --benchmark_out="$out/ember_bench_$dev.json" --benchmark_out_format=json 2>&1 |
+    tee "$out/ember_bench_$dev.txt"
+done
 if [ -f bench/torch_reference.py ] && command -v python3 > /dev/null; then
   PYTHONUNBUFFERED=1 python3 bench/torch_reference.py > "$out/torch.json" 2> "$out/torch.err"
   echo "torch_reference exit $?" | tee -a "$out/summary.txt"

@@ -17,7 +17,7 @@ namespace fs = std::filesystem;
 std::pair<int64_t, int64_t> run_once() {
   jit::clear_memory_cache();
   jit::clear_plan_cache();
-  Device dev = Device::vulkan(0);
+  Device dev = testing::gpu_device();
   auto x = Tensor<1>::from_data({1.0, 2.0, 3.0, 4.0}, dev);
   sync(dev);
   reset_stats(dev);
@@ -37,7 +37,7 @@ TEST(DiskCache, PersistsVerifiesAndRebuilds) {
   EXPECT_EQ(compiles, 1);
   std::vector<fs::path> entries;
   for (const auto& e : fs::recursive_directory_iterator(dir)) {
-    if (e.path().extension() == ".spv") entries.push_back(e.path());
+    if (e.path().extension() == ".bin") entries.push_back(e.path());
   }
   ASSERT_EQ(entries.size(), 1u);
 

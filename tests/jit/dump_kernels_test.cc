@@ -18,7 +18,7 @@ TEST(DumpKernels, WritesGlslThatCompiles) {
   fs::remove_all(dir);
   setenv("EMBER_DUMP", "kernels", 1);
   setenv("EMBER_DUMP_DIR", dir.c_str(), 1);
-  Device dev = Device::vulkan(0);
+  Device dev = testing::gpu_device();
   auto x = Tensor<2>::from_data(testing::host_uniform({4, 37}, 7), dev);
   // Distinct shapes from other tests' kernels are irrelevant: the memory cache is per process.
   auto y = activation::softmax(x, 1) + activation::gelu(x).sum_dim(0);

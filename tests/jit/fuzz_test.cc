@@ -207,7 +207,7 @@ TEST(Fuzz, RandomProgramsMatchCpu) {
     if (i % 5 == 0) {
       testing::expect_same_fused_and_unfused(prog, 2e-3, 1e-4);
     } else {
-      testing::expect_same(prog, Device::vulkan(0), 2e-3, 1e-4);
+      testing::expect_same(prog, testing::gpu_device(), 2e-3, 1e-4);
     }
     if (HasFailure()) break;  // one reproducible seed is enough to debug
   }

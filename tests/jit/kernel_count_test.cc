@@ -27,7 +27,7 @@ Count count_kernels(const Device& dev, F&& f) {
 
 TEST(KernelCount, GeluIsOneKernel) {
   EMBER_REQUIRE_VULKAN();
-  Device dev = Device::vulkan(0);
+  Device dev = testing::gpu_device();
   auto x = Tensor<2>::from_data(host_uniform({64, 33}, 1), dev);
   Tensor<2> y;
   // The Burn README's custom GELU, written with basic ops.
@@ -38,7 +38,7 @@ TEST(KernelCount, GeluIsOneKernel) {
 
 TEST(KernelCount, SoftmaxOverRowsIsOneKernel) {
   EMBER_REQUIRE_VULKAN();
-  Device dev = Device::vulkan(0);
+  Device dev = testing::gpu_device();
   auto x = Tensor<2>::from_data(host_uniform({16, 100}, 2), dev);
   Tensor<2> y;
   Count c = count_kernels(dev, [&] {
@@ -50,7 +50,7 @@ TEST(KernelCount, SoftmaxOverRowsIsOneKernel) {
 
 TEST(KernelCount, LayerNormAtMostTwoKernels) {
   EMBER_REQUIRE_VULKAN();
-  Device dev = Device::vulkan(0);
+  Device dev = testing::gpu_device();
   auto x = Tensor<2>::from_data(host_uniform({8, 64}, 3), dev);
   auto w = Tensor<2>::from_data(host_uniform({1, 64}, 4), dev);
   auto b = Tensor<2>::from_data(host_uniform({1, 64}, 5), dev);
@@ -66,7 +66,7 @@ TEST(KernelCount, LayerNormAtMostTwoKernels) {
 
 TEST(KernelCount, AdamUpdateIsOneKernelWithThreeOutputs) {
   EMBER_REQUIRE_VULKAN();
-  Device dev = Device::vulkan(0);
+  Device dev = testing::gpu_device();
   auto p = Tensor<1>::from_data(host_uniform({1000}, 6), dev);
   auto g = Tensor<1>::from_data(host_uniform({1000}, 7), dev);
   auto m = Tensor<1>::from_data(host_uniform({1000}, 8), dev);
@@ -84,7 +84,7 @@ TEST(KernelCount, AdamUpdateIsOneKernelWithThreeOutputs) {
 
 TEST(KernelCount, MatmulBiasReluIsOneKernel) {
   EMBER_REQUIRE_VULKAN();
-  Device dev = Device::vulkan(0);
+  Device dev = testing::gpu_device();
   auto x = Tensor<2>::from_data(host_uniform({20, 30}, 10), dev);
   auto w = Tensor<2>::from_data(host_uniform({30, 17}, 11), dev);
   auto b = Tensor<2>::from_data(host_uniform({1, 17}, 12), dev);
@@ -95,7 +95,7 @@ TEST(KernelCount, MatmulBiasReluIsOneKernel) {
 
 TEST(KernelCount, RepeatedStepCompilesNothingNew) {
   EMBER_REQUIRE_VULKAN();
-  Device dev = Device::vulkan(0);
+  Device dev = testing::gpu_device();
   auto x = Tensor<2>::from_data(host_uniform({8, 16}, 13), dev);
   auto w = Tensor<2>::from_data(host_uniform({16, 16}, 14), dev);
   auto step = [&] {
@@ -116,7 +116,7 @@ namespace {
 
 TEST(BufferReuse, DyingInputsLendTheirBuffers) {
   EMBER_REQUIRE_VULKAN();
-  Device dev = Device::vulkan(0);
+  Device dev = testing::gpu_device();
   const int64_t n = 1 << 16;  // 256 KiB per f32 tensor
   auto x = Tensor<1>::from_data(testing::host_uniform({n}, 21), dev);
   sync(dev);
@@ -143,7 +143,7 @@ namespace {
 
 TEST(PlanCache, RepeatedStepReusesItsPlanAndKernels) {
   EMBER_REQUIRE_VULKAN();
-  Device dev = Device::vulkan(0);
+  Device dev = testing::gpu_device();
   auto x = Tensor<2>::from_data(testing::host_uniform({8, 32}, 31), dev);
   auto step = [&](double scale) { return activation::softmax(x * scale, 1).sum_dim(0); };
   step(1.0).to_data();

@@ -1557,7 +1557,7 @@ TEST(VulkanOps, InformationAndPrinting) {
             (Tensor<3>(x.transpose().into_primitive()) + 1.0).raw()};
   });
   // Printing reads the data back; Vulkan and the CPU print the same.
-  Device vk = Device::vulkan(0);
+  Device vk = testing::gpu_device();
   auto print = [](const Device& dev) {
     auto x = uni<2>({3, 4}, 252, dev);
     auto xi = randint<2>({2, 3}, 253, -9, 9, dev);
@@ -1605,7 +1605,7 @@ void expect_values(const std::string& what, const Tensor<D, K>& t,
 
 TEST(VulkanOps, GatherOutOfRangeThrowsAtRead) {
   EMBER_REQUIRE_VULKAN();
-  Device dev = Device::vulkan(0);
+  Device dev = testing::gpu_device();
   fused_and_unfused([&] {
     auto x = Tensor<2>::from_data({{1.0, 2.0}, {3.0, 4.0}}, dev);
     auto idx = Tensor<2, Int>::from_ints({{0, 2}, {1, 0}}, dev);
@@ -1626,7 +1626,7 @@ TEST(VulkanOps, GatherOutOfRangeThrowsAtRead) {
 
 TEST(VulkanOps, GatherOutOfRangeSiblingReadFirst) {
   EMBER_REQUIRE_VULKAN();
-  Device dev = Device::vulkan(0);
+  Device dev = testing::gpu_device();
   fused_and_unfused([&] {
     auto x = Tensor<2>::from_data({{1.0, 2.0}, {3.0, 4.0}}, dev);
     auto bad = x.gather(1, Tensor<2, Int>::from_ints({{0, 1}, {5, 0}}, dev)) * 2.0 + 1.0;
@@ -1640,7 +1640,7 @@ TEST(VulkanOps, GatherOutOfRangeSiblingReadFirst) {
 
 TEST(VulkanOps, GatherNegativeAndComputedIndexThrows) {
   EMBER_REQUIRE_VULKAN();
-  Device dev = Device::vulkan(0);
+  Device dev = testing::gpu_device();
   fused_and_unfused([&] {
     auto x = Tensor<1>::from_data({1.0, 2.0, 3.0}, dev);
     auto neg = x.gather(0, Tensor<1, Int>::from_ints({0, -1}, dev));
@@ -1658,7 +1658,7 @@ TEST(VulkanOps, GatherNegativeAndComputedIndexThrows) {
 
 TEST(VulkanOps, ScatterAndSelectAssignOutOfRangeThrow) {
   EMBER_REQUIRE_VULKAN();
-  Device dev = Device::vulkan(0);
+  Device dev = testing::gpu_device();
   fused_and_unfused([&] {
     auto x = Tensor<2>::zeros({2, 3}, dev);
     auto v = Tensor<2>::ones({2, 2}, dev);
@@ -1673,7 +1673,7 @@ TEST(VulkanOps, ScatterAndSelectAssignOutOfRangeThrow) {
 
 TEST(VulkanOps, IntegerDivisionByZeroThrowsAtRead) {
   EMBER_REQUIRE_VULKAN();
-  Device dev = Device::vulkan(0);
+  Device dev = testing::gpu_device();
   fused_and_unfused([&] {
     auto a = Tensor<1, Int>::from_ints({4, 6, -9}, dev);
     auto b = Tensor<1, Int>::from_ints({2, 0, 3}, dev);
@@ -1688,7 +1688,7 @@ TEST(VulkanOps, IntegerDivisionByZeroThrowsAtRead) {
 
 TEST(VulkanOps, IntegerRemainderByZeroThrowsAtRead) {
   EMBER_REQUIRE_VULKAN();
-  Device dev = Device::vulkan(0);
+  Device dev = testing::gpu_device();
   fused_and_unfused([&] {
     auto a = Tensor<1, Int>::from_ints({4, 6, -9}, dev);
     auto b = Tensor<1, Int>::from_ints({2, 0, 3}, dev);

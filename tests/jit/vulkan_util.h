@@ -14,7 +14,13 @@
 
 namespace ember::testing {
 
-inline bool have_vulkan() { return Device::vulkan(0).is_available(); }
+// The device the GPU suites run on: EMBER_TEST_DEVICE (e.g. cuda:0), else vulkan:0.
+inline Device gpu_device() {
+  const char* env = std::getenv("EMBER_TEST_DEVICE");
+  return env != nullptr && *env != '\0' ? Device::parse(env) : Device::vulkan(0);
+}
+
+inline bool have_vulkan() { return gpu_device().is_available(); }
 
 // Skips without a Vulkan device, unless EMBER_REQUIRE_VULKAN is set (CI): then it fails, so a
 // missing driver cannot pass as a green run.
@@ -60,7 +66,7 @@ inline void expect_same(const Program& p, const Device& dev, double rtol = 1e-4,
 // Runs the check with fusion on and off.
 inline void expect_same_fused_and_unfused(const Program& p, double rtol = 1e-4,
                                           double atol = 1e-5) {
-  Device dev = Device::vulkan(0);
+  Device dev = gpu_device();
   expect_same(p, dev, rtol, atol);
   jit::set_fusion_override(0);
   expect_same(p, dev, rtol, atol);

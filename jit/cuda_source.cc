@@ -1,0 +1,356 @@
+#include "jit/cuda_source.h"
+
+#include <algorithm>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "jit/render.h"
+
+namespace ember::jit {
+namespace {
+
+using ir::UnaryFn;
+
+std::string storage_type(DType t) {
+  switch (t) {
+    case DType::F32:
+      return "float";
+    case DType::F16:
+      return "uint16_t";
+    case DType::BF16:
+      return "uint16_t";
+    case DType::F64:
+      return "double";
+    case DType::I32:
+      return "int";
+    case DType::I64:
+      return "int64_t";
+    case DType::U8:
+      return "uint8_t";
+    case DType::Bool:
+      return "uint8_t";
+  }
+  return "float";
+}
+
+// No headers: NVRTC provides the math built-ins; the integer types are spelled here.
+constexpr const char* kTypes = R"(typedef unsigned int uint;
+typedef long long int64_t;
+typedef unsigned long long uint64_t;
+typedef unsigned short uint16_t;
+typedef unsigned char uint8_t;
+)";
+
+constexpr const char* kCommonHelpers = R"(
+__device__ __forceinline__ float h2f(uint16_t h) { float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h)); return f; }
+__device__ __forceinline__ uint16_t f2h(float f) { uint16_t h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h; }
+__device__ __forceinline__ float bf2f(uint16_t h) { return __uint_as_float(uint(h) << 16); }
+__device__ __forceinline__ uint16_t f2bf(float f) {
+  uint u = __float_as_uint(f);
+  if (isnan(f)) return 0x7fc0u;
+  return uint16_t((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+__device__ __forceinline__ uint upow(uint base, uint e) { uint r = 1u; while (e > 0u) { if (e & 1u) r *= base; base *= base; e >>= 1u; } return r; }
+__device__ float philox_sample(uint lo, uint hi, uint k0, uint k1, float a, float b, int dist) {
+  uint c0 = lo, c1 = hi, c2 = 0u, c3 = 0u;
+  for (int r = 0; r < 10; ++r) {
+    uint hi0 = __umulhi(0xD2511F53u, c0), lo0 = 0xD2511F53u * c0;
+    uint hi1 = __umulhi(0xCD9E8D57u, c2), lo1 = 0xCD9E8D57u * c2;
+    uint n0 = hi1 ^ c1 ^ k0, n2 = hi0 ^ c3 ^ k1;
+    c0 = n0; c1 = lo1; c2 = n2; c3 = lo0;
+    k0 += 0x9E3779B9u; k1 += 0xBB67AE85u;
+  }
+  float u = float(c0 >> 8) * 5.9604644775390625e-08f;
+  if (dist == 0) return a + (b - a) * u;
+  if (dist == 1) {
+    float u1 = (float(c0 >> 8) + 1.0f) * 5.9604644775390625e-08f;
+    float u2 = float(c1 >> 8) * 5.9604644775390625e-08f;
+    return a + b * sqrtf(-2.0f * logf(u1)) * cosf(6.283185307179586f * u2);
+  }
+  return u < a ? 1.0f : 0.0f;
+}
+)";
+
+// "T" is replaced by the type name.
+constexpr const char* kFloatHelpers = R"(
+__device__ __forceinline__ T frem_T(T a, T b) {
+  T r = (isinf(b) && !isinf(a)) ? a : a - b * trunc(a / b);
+  return (r != T(0) && ((r < T(0)) != (b < T(0)))) ? r + b : r;
+}
+__device__ __forceinline__ T fpow_T(T a, T b) { return pow(a, b); }
+)";
+
+constexpr const char* kIntHelpers = R"(
+__device__ __forceinline__ T irem_T(T a, T b) {
+  if (b == T(0)) return T(0);
+  T r = a - (a / b) * b;
+  return (r != T(0) && ((r < T(0)) != (b < T(0)))) ? r + b : r;
+}
+__device__ __forceinline__ T ipow_T(T base, T e) {
+  if (e < T(0)) return base == T(1) ? T(1) : (base == T(-1) ? ((e % T(2)) == T(0) ? T(1) : T(-1)) : T(0));
+  T r = T(1);
+  while (e > T(0)) { if ((e & T(1)) != T(0)) r *= base; base *= base; e >>= T(1); }
+  return r;
+}
+)";
+
+class Cuda final : public Dialect {
+ public:
+  std::string type(CType t) const override {
+    switch (t) {
+      case CType::Float:
+        return "float";
+      case CType::Double:
+        return "double";
+      case CType::Int:
+        return "int";
+      case CType::Int64:
+        return "int64_t";
+      case CType::Uint:
+        return "uint";
+      case CType::Bool:
+        return "bool";
+    }
+    return "float";
+  }
+
+  std::string prelude(const KernelDesc& k) const override {
+    std::string s = absl::StrCat("// ember kernel: ", k.name, "\n", kTypes, kCommonHelpers);
+    std::set<CType> used;
+    for (const Expr& e : k.exprs) used.insert(e.type);
+    for (CType t : {CType::Float, CType::Double}) {
+      if (used.count(t)) s += absl::StrReplaceAll(kFloatHelpers, {{"T", type(t)}});
+    }
+    for (CType t : {CType::Int, CType::Int64}) {
+      if (used.count(t)) s += absl::StrReplaceAll(kIntHelpers, {{"T", type(t)}});
+    }
+    absl::StrAppend(&s, "struct Params { uint p[", std::max(1, k.num_params), "]; };\n");
+    return s;
+  }
+
+  std::string entry_begin(const KernelDesc& k) const override {
+    std::string s = absl::StrCat("extern \"C\" __global__ void __launch_bounds__(",
+                                 k.workgroup_size, ") ", kCudaEntry, "(const Params P_");
+    for (size_t i = 0; i < k.buffers.size(); ++i) {
+      absl::StrAppend(&s, ", ", k.buffers[i].written ? "" : "const ",
+                      storage_type(k.buffers[i].dtype), "* __restrict__ b", i);
+    }
+    if (k.uses_errors) s += ", uint* __restrict__ E";
+    s += ") {\n";
+    for (size_t i = 0; i < k.shared.size(); ++i) {
+      absl::StrAppend(&s, "  __shared__ ", type(k.shared[i].type), " sh", i, "[", k.shared[i].size,
+                      "];\n");
+    }
+    std::set<CType> reduce_types;
+    bool arg = false;
+    for (const Stmt& st : k.body) {
+      if (st.op == SOp::Reduce || st.op == SOp::ArgReduce) reduce_types.insert(st.type);
+      arg = arg || st.op == SOp::ArgReduce;
+    }
+    for (CType t : reduce_types) {
+      absl::StrAppend(&s, "  __shared__ ", type(t), " red_", type(t), "[", k.workgroup_size,
+                      "];\n");
+    }
+    if (arg) absl::StrAppend(&s, "  __shared__ uint red_index[", k.workgroup_size, "];\n");
+    return s;
+  }
+
+  std::string param(int slot) const override { return absl::StrCat("P_.p[", slot, "]"); }
+  std::string param_float(int slot) const override {
+    return absl::StrCat("__uint_as_float(P_.p[", slot, "])");
+  }
+  std::string param_double(int slot) const override {
+    return absl::StrCat("__hiloint2double(int(P_.p[", slot + 1, "]), int(P_.p[", slot, "]))");
+  }
+  std::string param_int64(int slot) const override {
+    return absl::StrCat("int64_t((uint64_t(P_.p[", slot + 1, "]) << 32) | uint64_t(P_.p[", slot,
+                        "]))");
+  }
+  std::string builtin(Builtin b) const override {
+    switch (b) {
+      case Builtin::LocalId:
+        return "threadIdx.x";
+      case Builtin::WorkgroupId:
+        return "blockIdx.x";
+      case Builtin::NumWorkgroups:
+        return "gridDim.x";
+      case Builtin::WorkgroupSize:
+        return "blockDim.x";
+    }
+    return "0u";
+  }
+  std::string global_id() const override { return "(blockIdx.x * blockDim.x + threadIdx.x)"; }
+  std::string grid_stride() const override { return "(gridDim.x * blockDim.x)"; }
+  std::string barrier() const override { return "__syncthreads();"; }
+  std::string unroll() const override { return "\n#pragma unroll\n"; }
+  std::string infinity(CType t, bool negative) const override {
+    std::string inf = t == CType::Double ? "__longlong_as_double(0x7ff0000000000000LL)"
+                                         : "__int_as_float(0x7f800000)";
+    return negative ? "(-" + inf + ")" : inf;
+  }
+  std::string quantize(DType t, const std::string& a) const override {
+    if (t == DType::F16) return "h2f(f2h(" + a + "))";
+    return "bf2f(f2bf(" + a + "))";
+  }
+
+  static std::string vector_storage(DType t) { return t == DType::I32 ? "int4" : "float4"; }
+  std::string vector_type(CType t) const override {
+    switch (t) {
+      case CType::Int:
+        return "int4";
+      case CType::Uint:
+        return "uint4";
+      case CType::Double:
+        return "double4";
+      default:
+        return "float4";
+    }
+  }
+  std::string make_vec(CType t, const std::string& a, const std::string& b, const std::string& c,
+                       const std::string& d) const override {
+    return absl::StrCat("make_", vector_type(t), "(", a, ", ", b, ", ", c, ", ", d, ")");
+  }
+  std::string load_vec(const KernelDesc& k, int buffer, const std::string& index) const override {
+    return absl::StrCat("reinterpret_cast<const ", vector_storage(k.buffers[buffer].dtype), "*>(b",
+                        buffer, ")[", index, "]");
+  }
+  std::string load(const KernelDesc& k, int buffer, const std::string& index) const override {
+    std::string e = absl::StrCat("b", buffer, "[", index, "]");
+    switch (k.buffers[buffer].dtype) {
+      case DType::F16:
+        return "h2f(" + e + ")";
+      case DType::BF16:
+        return "bf2f(" + e + ")";
+      case DType::U8:
+        return "uint(" + e + ")";
+      case DType::Bool:
+        return "(" + e + " != 0)";
+      default:
+        return e;
+    }
+  }
+  std::string store(const KernelDesc& k, int buffer, const std::string& index,
+                    const std::string& value) const override {
+    if (k.buffers[buffer].vec4) {
+      return absl::StrCat("reinterpret_cast<", vector_storage(k.buffers[buffer].dtype), "*>(b",
+                          buffer, ")[", index, "] = ", value);
+    }
+    std::string v;
+    switch (k.buffers[buffer].dtype) {
+      case DType::F16:
+        v = "f2h(" + value + ")";
+        break;
+      case DType::BF16:
+        v = "f2bf(" + value + ")";
+        break;
+      case DType::U8:
+        v = "uint8_t(" + value + ")";
+        break;
+      case DType::Bool:
+        v = "uint8_t(" + value + " ? 1 : 0)";
+        break;
+      default:
+        v = value;
+    }
+    return absl::StrCat("b", buffer, "[", index, "] = ", v);
+  }
+
+  std::string reduce(const KernelDesc& k, const Stmt& s) const override {
+    std::string t = type(s.type);
+    std::string arr = "red_" + t;
+    std::string x = absl::StrCat("x", s.var);
+    std::string lid = "threadIdx.x";
+    std::string a = arr + "[" + lid + "]", b = arr + "[" + lid + " + s_]";
+    bool floating = s.type == CType::Float || s.type == CType::Double;
+    auto nan = [&](const std::string& v) { return floating ? "isnan(" + v + ")" : "false"; };
+    std::string loop = absl::StrCat("for (uint s_ = ", k.workgroup_size / 2,
+                                    "u; s_ > 0u; s_ >>= 1u) { if (", lid, " < s_) { ");
+    if (s.op == SOp::ArgReduce) {
+      const char* cmp = s.fn == ir::ReduceFn::Max ? ">" : "<";
+      std::string ia = "red_index[" + lid + "]", ib = "red_index[" + lid + " + s_]";
+      std::string take =
+          absl::StrCat("(", b, " ", cmp, " ", a, ") || (", nan(b), " && !", nan(a), ") || ((", b,
+                       " == ", a, " || (", nan(a), " && ", nan(b), ")) && ", ib, " < ", ia, ")");
+      return absl::StrCat(a, " = ", x, "; ", ia, " = x", s.var2, "; __syncthreads(); ", loop,
+                          "if (", take, ") { ", a, " = ", b, "; ", ia, " = ", ib,
+                          "; } } __syncthreads(); } ", x, " = ", arr, "[0]; x", s.var2,
+                          " = red_index[0]; __syncthreads();");
+    }
+    std::string step;
+    switch (s.fn) {
+      case ir::ReduceFn::Sum:
+        step = a + " = " + a + " + " + b + ";";
+        break;
+      case ir::ReduceFn::Prod:
+        step = a + " = " + a + " * " + b + ";";
+        break;
+      default: {
+        const char* cmp = s.fn == ir::ReduceFn::Max ? ">" : "<";
+        step = absl::StrCat("if (", b, " ", cmp, " ", a, " || (", nan(b), " && !", nan(a), ")) ", a,
+                            " = ", b, ";");
+      }
+    }
+    return absl::StrCat(a, " = ", x, "; __syncthreads(); ", loop, step, " } __syncthreads(); } ", x,
+                        " = ", arr, "[0]; __syncthreads();");
+  }
+
+  std::string error(const Stmt& s, const std::string& value,
+                    const std::string& limit) const override {
+    int bit = s.code - 1;
+    return absl::StrCat("atomicOr(&E[", 3 + bit / 32, "], ", 1u << (bit % 32),
+                        "u); if (atomicCAS(&E[0], 0u, ", s.code, "u) == 0u) { E[1] = ", value,
+                        "; E[2] = ", limit, "; }");
+  }
+
+  std::string math(UnaryFn fn, CType t, const std::string& a) const override {
+    bool dbl = t == CType::Double;
+    auto f = [&](const char* single, const char* twice) {
+      return absl::StrCat(dbl ? twice : single, "(", a, ")");
+    };
+    switch (fn) {
+      case UnaryFn::Abs:
+        return f("fabsf", "fabs");
+      case UnaryFn::Sqrt:
+        return f("sqrtf", "sqrt");
+      case UnaryFn::Floor:
+        return f("floorf", "floor");
+      case UnaryFn::Ceil:
+        return f("ceilf", "ceil");
+      case UnaryFn::Round:
+        return f("rintf", "rint");
+      case UnaryFn::IsNan:
+        return absl::StrCat("isnan(", a, ")");
+      case UnaryFn::IsInf:
+        return absl::StrCat("isinf(", a, ")");
+      case UnaryFn::Exp:
+        return f("expf", "exp");
+      case UnaryFn::Log:
+        return f("logf", "log");
+      case UnaryFn::Log1p:
+        return f("log1pf", "log1p");
+      case UnaryFn::Sin:
+        return f("sinf", "sin");
+      case UnaryFn::Cos:
+        return f("cosf", "cos");
+      case UnaryFn::Tan:
+        return f("tanf", "tan");
+      case UnaryFn::Tanh:
+        return f("tanhf", "tanh");
+      case UnaryFn::Sinh:
+        return f("sinhf", "sinh");
+      case UnaryFn::Cosh:
+        return f("coshf", "cosh");
+      case UnaryFn::Erf:
+        return f("erff", "erf");
+      default:
+        return a;
+    }
+  }
+};
+
+}  // namespace
+
+std::string render_cuda(const KernelDesc& k) { return render(k, Cuda()); }
+
+}  // namespace ember::jit

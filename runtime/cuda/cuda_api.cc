@@ -1,0 +1,121 @@
+#include "runtime/cuda/cuda_api.h"
+
+#include <dlfcn.h>
+
+#include <mutex>
+
+#include "absl/strings/str_cat.h"
+#include "ir/error.h"
+
+namespace ember::runtime::cuda {
+namespace {
+
+void* open_first(std::initializer_list<const char*> names, std::string& error) {
+  for (const char* n : names) {
+    if (void* h = dlopen(n, RTLD_NOW | RTLD_LOCAL)) return h;
+  }
+  error = absl::StrCat("cannot load ", *names.begin(), ": ", dlerror());
+  return nullptr;
+}
+
+}  // namespace
+
+const Driver* driver(std::string* why) {
+  static std::string error;
+  static const Driver* table = []() -> const Driver* {
+    void* lib = open_first({"libcuda.so.1", "libcuda.so"}, error);
+    if (lib == nullptr) return nullptr;
+    auto* d = new Driver;
+#define EMBER_CU_LOAD(name, symbol)                                   \
+  d->name = reinterpret_cast<decltype(d->name)>(dlsym(lib, #symbol)); \
+  if (d->name == nullptr) {                                           \
+    error = "libcuda.so.1 lacks " #symbol;                            \
+    return nullptr;                                                   \
+  }
+    EMBER_CU_FUNCS(EMBER_CU_LOAD)
+#undef EMBER_CU_LOAD
+    CUresult r = d->cuInit(0);
+    if (r != CUDA_SUCCESS) {
+      error = absl::StrCat("cuInit failed (CUresult ", r, ")");
+      return nullptr;
+    }
+    return d;
+  }();
+  if (why) *why = error;
+  return table;
+}
+
+const Nvrtc* nvrtc(std::string* why) {
+  static std::string error;
+  static const Nvrtc* table = []() -> const Nvrtc* {
+    void* lib = open_first({"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"}, error);
+    if (lib == nullptr) return nullptr;
+    auto* n = new Nvrtc;
+#define EMBER_NVRTC_LOAD(name)                                      \
+  n->name = reinterpret_cast<decltype(n->name)>(dlsym(lib, #name)); \
+  if (n->name == nullptr) {                                         \
+    error = "libnvrtc lacks " #name;                                \
+    return nullptr;                                                 \
+  }
+    EMBER_NVRTC_FUNCS(EMBER_NVRTC_LOAD)
+#undef EMBER_NVRTC_LOAD
+    return n;
+  }();
+  if (why) *why = error;
+  return table;
+}
+
+void check(CUresult r, const char* what) {
+  if (r == CUDA_SUCCESS) return;
+  const char* msg = nullptr;
+  if (const Driver* d = driver()) d->cuGetErrorString(r, &msg);
+  throw Error(absl::StrCat("cuda: ", what, " failed: ", msg ? msg : "unknown error", " (", r, ")"));
+}
+
+std::string nvrtc_version() {
+  const Nvrtc* n = nvrtc();
+  if (n == nullptr) return "none";
+  int major = 0, minor = 0;
+  n->nvrtcVersion(&major, &minor);
+  return absl::StrCat(major, ".", minor);
+}
+
+std::vector<char> nvrtc_compile(const std::string& source, const std::string& name,
+                                const std::string& arch, bool ptx) {
+  std::string why;
+  const Nvrtc* n = nvrtc(&why);
+  if (n == nullptr) throw Error("cuda: NVRTC unavailable: " + why);
+  nvrtcProgram prog;
+  if (n->nvrtcCreateProgram(&prog, source.c_str(), (name + ".cu").c_str(), 0, nullptr, nullptr) !=
+      NVRTC_SUCCESS) {
+    throw Error("cuda: nvrtcCreateProgram failed for " + name);
+  }
+  std::string arch_opt = absl::StrCat(ptx ? "--gpu-architecture=compute_" : "--gpu-architecture=",
+                                      ptx ? arch.substr(3) : arch);
+  const char* opts[] = {arch_opt.c_str(), "-default-device", "--std=c++17"};
+  nvrtcResult r = n->nvrtcCompileProgram(prog, 3, opts);
+  if (r != NVRTC_SUCCESS) {
+    size_t size = 0;
+    n->nvrtcGetProgramLogSize(prog, &size);
+    std::string log(size, '\0');
+    n->nvrtcGetProgramLog(prog, log.data());
+    n->nvrtcDestroyProgram(&prog);
+    throw Error(absl::StrCat("cuda: NVRTC compile of ", name, " for ", arch, " failed:\n", log,
+                             "\n", source));
+  }
+  size_t size = 0;
+  std::vector<char> out;
+  if (ptx) {
+    n->nvrtcGetPTXSize(prog, &size);
+    out.resize(size);
+    n->nvrtcGetPTX(prog, out.data());
+  } else {
+    n->nvrtcGetCUBINSize(prog, &size);
+    out.resize(size);
+    n->nvrtcGetCUBIN(prog, out.data());
+  }
+  n->nvrtcDestroyProgram(&prog);
+  return out;
+}
+
+}  // namespace ember::runtime::cuda

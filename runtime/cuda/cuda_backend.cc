@@ -1,0 +1,279 @@
+// The CUDA backend: a caching allocator, one stream, NVRTC-compiled modules, event timing.
+#include "runtime/cuda/cuda_backend.h"
+
+#include <cstring>
+#include <map>
+#include <mutex>
+
+#include "absl/strings/str_cat.h"
+#include "ir/error.h"
+#include "runtime/cpu/kernels.h"
+#include "runtime/cuda/cuda_api.h"
+
+namespace ember::runtime {
+namespace cuda {
+namespace {
+
+class CudaBackend;
+
+class CudaBuffer final : public Buffer {
+ public:
+  CudaBuffer(CudaBackend* owner, CUdeviceptr ptr, size_t capacity, size_t bytes)
+      : owner_(owner), ptr_(ptr), capacity_(capacity), bytes_(bytes) {}
+  ~CudaBuffer() override;
+  size_t bytes() const override { return bytes_; }
+  CUdeviceptr ptr() const { return ptr_; }
+
+ private:
+  CudaBackend* owner_;
+  CUdeviceptr ptr_;
+  size_t capacity_, bytes_;
+};
+
+class CudaKernel final : public Kernel {
+ public:
+  CUmodule module = nullptr;
+  CUfunction function = nullptr;
+  int param_words = 1;
+  uint32_t block = 256;
+};
+
+// Sizes are rounded to classes so freed blocks serve later requests of similar size: steady
+// state training steps then allocate nothing from the driver.
+size_t size_class(size_t bytes) {
+  if (bytes <= 512) return 512;
+  if (bytes <= (1u << 20)) return (bytes + 4095) / 4096 * 4096;
+  return (bytes + (2u << 20) - 1) / (2u << 20) * (2u << 20);
+}
+
+class CudaBackend final : public Backend {
+ public:
+  explicit CudaBackend(int index) : index_(index) {
+    std::string why;
+    d_ = driver(&why);
+    if (d_ == nullptr) throw Error("cuda: unavailable: " + why);
+    int count = 0;
+    check(d_->cuDeviceGetCount(&count), "cuDeviceGetCount");
+    if (index < 0 || index >= count) {
+      throw Error(
+          absl::StrCat("cuda: device index ", index, " out of range (", count, " device(s))"));
+    }
+    check(d_->cuDeviceGet(&device_, index), "cuDeviceGet");
+    char name[256] = {0};
+    d_->cuDeviceGetName(name, sizeof(name), device_);
+    name_ = name;
+    int major = 0, minor = 0;
+    d_->cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device_);
+    d_->cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device_);
+    // Hopper's arch-specific features (wgmma, setmaxnreg) need the "a" target.
+    arch_ = absl::StrCat("sm_", major, minor, major == 9 ? "a" : "");
+    check(d_->cuDevicePrimaryCtxRetain(&context_, device_), "cuDevicePrimaryCtxRetain");
+    bind();
+    check(d_->cuStreamCreate(&stream_, CU_STREAM_DEFAULT), "cuStreamCreate");
+    check(d_->cuEventCreate(&start_, CU_EVENT_DEFAULT), "cuEventCreate");
+    check(d_->cuEventCreate(&stop_, CU_EVENT_DEFAULT), "cuEventCreate");
+  }
+
+  DeviceKind kind() const override { return DeviceKind::Cuda; }
+  std::string name() const override {
+    return absl::StrCat("cuda:", index_, " (", name_, ", ", arch_, ")");
+  }
+  std::string target() const override { return arch_; }
+
+  Array allocate(const TensorType& type) override {
+    size_t bytes = static_cast<size_t>(type.shape.numel()) * dtype_size(type.dtype);
+    return Array::contiguous(alloc(bytes), type);
+  }
+
+  Array upload(const TensorType& type, const void* data) override {
+    Array a = allocate(type);
+    size_t bytes = static_cast<size_t>(type.shape.numel()) * dtype_size(type.dtype);
+    if (bytes > 0) {
+      bind();
+      check(d_->cuMemcpyHtoD(ptr(a), data, bytes), "cuMemcpyHtoD");
+    }
+    return a;
+  }
+
+  void download(const Array& a, void* dst) override {
+    sync();
+    if (a.type.shape.numel() == 0) return;
+    int64_t lo = a.offset, hi = a.offset;
+    for (int d = 0; d < a.type.shape.rank(); ++d) {
+      int64_t reach = (a.type.shape[d] - 1) * a.strides[d];
+      (reach < 0 ? lo : hi) += reach;
+    }
+    size_t elem = dtype_size(a.type.dtype);
+    std::vector<std::byte> host(static_cast<size_t>(hi - lo + 1) * elem);
+    auto* buf = static_cast<CudaBuffer*>(a.buffer.get());
+    check(d_->cuMemcpyDtoH(host.data(), buf->ptr() + lo * elem, host.size()), "cuMemcpyDtoH");
+    auto dense = a.type.shape.contiguous_strides();
+    cpu::copy_strided(a.type, host.data() + (a.offset - lo) * static_cast<int64_t>(elem),
+                      a.strides.data(), dst, dense.data());
+  }
+
+  Array run_primitive(const ir::Node& node, std::span<const Array>) override {
+    throw Error(
+        absl::StrCat("cuda: primitive ", ir::op_name(node.op), " must be compiled by the jit"));
+  }
+
+  std::shared_ptr<Kernel> load_kernel(const KernelBinary& bin) override {
+    bind();
+    auto k = std::make_shared<CudaKernel>();
+    check(d_->cuModuleLoadData(&k->module, bin.cubin.data()),
+          ("cuModuleLoadData " + bin.name).c_str());
+    check(d_->cuModuleGetFunction(&k->function, k->module, bin.entry.c_str()),
+          "cuModuleGetFunction");
+    k->param_words = std::max(1, bin.push_constant_words);
+    k->block = bin.workgroup_size;
+    return k;
+  }
+
+  void launch(const Kernel& kernel, const Launch& l) override {
+    const auto& k = static_cast<const CudaKernel&>(kernel);
+    bind();
+    std::lock_guard lock(mutex_);
+    if (!timing_) {
+      d_->cuEventRecord(start_, stream_);
+      timing_ = true;
+    }
+    std::vector<uint32_t> params(static_cast<size_t>(k.param_words), 0);
+    std::copy(l.params.begin(), l.params.end(), params.begin());
+    std::vector<CUdeviceptr> ptrs;
+    ptrs.reserve(l.buffers.size());
+    for (const Array& a : l.buffers)
+      ptrs.push_back(static_cast<CudaBuffer*>(a.buffer.get())->ptr());
+    std::vector<void*> args{params.data()};
+    for (CUdeviceptr& p : ptrs) args.push_back(&p);
+    check(d_->cuLaunchKernel(k.function, l.groups[0], l.groups[1], l.groups[2], k.block, 1, 1, 0,
+                             stream_, args.data(), nullptr),
+          "cuLaunchKernel");
+  }
+
+  void sync() override {
+    bind();
+    std::lock_guard lock(mutex_);
+    if (timing_) {
+      d_->cuEventRecord(stop_, stream_);
+      check(d_->cuEventSynchronize(stop_), "cuEventSynchronize");
+      float ms = 0;
+      if (d_->cuEventElapsedTime(&ms, start_, stop_) == CUDA_SUCCESS) device_ns_ += ms * 1e6;
+      timing_ = false;
+    }
+    check(d_->cuStreamSynchronize(stream_), "cuStreamSynchronize");
+  }
+
+  double take_device_time_ns() override {
+    std::lock_guard lock(mutex_);
+    double t = device_ns_;
+    device_ns_ = 0;
+    return t;
+  }
+  uint32_t max_workgroups() const override { return 0x7fffffffu; }
+
+  MemoryStats memory_stats() const override {
+    std::lock_guard lock(pool_mutex_);
+    return stats_;
+  }
+  void reset_peak_memory() override {
+    std::lock_guard lock(pool_mutex_);
+    stats_.peak_bytes = stats_.bytes_in_use;
+  }
+
+  void release(CUdeviceptr p, size_t capacity, size_t bytes) {
+    std::lock_guard lock(pool_mutex_);
+    free_[capacity].push_back(p);
+    stats_.bytes_in_use -= static_cast<int64_t>(bytes);
+  }
+
+ private:
+  void bind() {
+    // The context is current per thread.
+    thread_local CUcontext bound = nullptr;
+    if (bound != context_) {
+      check(d_->cuCtxSetCurrent(context_), "cuCtxSetCurrent");
+      bound = context_;
+    }
+  }
+
+  CUdeviceptr ptr(const Array& a) { return static_cast<CudaBuffer*>(a.buffer.get())->ptr(); }
+
+  std::shared_ptr<CudaBuffer> alloc(size_t bytes) {
+    size_t capacity = size_class(bytes);
+    CUdeviceptr p = 0;
+    {
+      std::lock_guard lock(pool_mutex_);
+      auto& list = free_[capacity];
+      if (!list.empty()) {
+        p = list.back();
+        list.pop_back();
+      }
+      stats_.bytes_in_use += static_cast<int64_t>(bytes);
+      stats_.peak_bytes = std::max(stats_.peak_bytes, stats_.bytes_in_use);
+    }
+    if (p == 0) {
+      bind();
+      CUresult r = d_->cuMemAlloc(&p, capacity);
+      if (r != CUDA_SUCCESS) {
+        // Give cached blocks back to the driver once, then retry.
+        sync();
+        trim();
+        r = d_->cuMemAlloc(&p, capacity);
+      }
+      if (r != CUDA_SUCCESS) {
+        std::lock_guard lock(pool_mutex_);
+        stats_.bytes_in_use -= static_cast<int64_t>(bytes);
+        check(r, absl::StrCat("cuMemAlloc of ", capacity, " bytes").c_str());
+      }
+      std::lock_guard lock(pool_mutex_);
+      ++stats_.allocations;
+    }
+    return std::make_shared<CudaBuffer>(this, p, capacity, bytes);
+  }
+
+  void trim() {
+    std::lock_guard lock(pool_mutex_);
+    for (auto& [size, list] : free_) {
+      for (CUdeviceptr p : list) d_->cuMemFree(p);
+      list.clear();
+    }
+  }
+
+  int index_;
+  const Driver* d_ = nullptr;
+  CUdevice device_ = 0;
+  CUcontext context_ = nullptr;
+  CUstream stream_ = nullptr;
+  CUevent start_ = nullptr, stop_ = nullptr;
+  bool timing_ = false;
+  double device_ns_ = 0;
+  std::string name_, arch_;
+  std::mutex mutex_;
+  mutable std::mutex pool_mutex_;
+  std::map<size_t, std::vector<CUdeviceptr>> free_;
+  MemoryStats stats_;
+};
+
+CudaBuffer::~CudaBuffer() { owner_->release(ptr_, capacity_, bytes_); }
+
+}  // namespace
+}  // namespace cuda
+
+int cuda_device_count(std::string* why) {
+  const cuda::Driver* d = cuda::driver(why);
+  if (d == nullptr) return 0;
+  int count = 0;
+  if (d->cuDeviceGetCount(&count) != CUDA_SUCCESS) return 0;
+  return count;
+}
+
+Backend& cuda_backend(int index) {
+  static std::mutex mutex;
+  static std::map<int, cuda::CudaBackend*> backends;  // never destroyed: tensors may outlive main
+  std::lock_guard lock(mutex);
+  auto& b = backends[index];
+  if (b == nullptr) b = new cuda::CudaBackend(index);
+  return *b;
+}
+
+}  // namespace ember::runtime
