@@ -57,7 +57,7 @@ bool Device::is_available() const {
     case DeviceType::Vulkan:
       return index_ < runtime::vulkan_device_count();
     case DeviceType::Cuda:
-      return false;
+      return index_ < runtime::cuda_device_count();
   }
   return false;
 }
