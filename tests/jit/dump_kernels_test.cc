@@ -1,4 +1,4 @@
-// EMBER_DUMP=kernels writes each generated kernel's GLSL, and that source compiles on its own.
+// EMBER_DUMP=kernels writes each generated kernel's source, and that source compiles on its own.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -6,12 +6,14 @@
 #include <fstream>
 
 #include "jit/compile.h"
+#include "jit/cuda_source.h"
+#include "runtime/cuda/nvrtc.h"
 #include "tests/jit/vulkan_util.h"
 
 namespace ember {
 namespace {
 
-TEST(DumpKernels, WritesGlslThatCompiles) {
+TEST(DumpKernels, WritesSourceThatCompiles) {
   EMBER_REQUIRE_VULKAN();
   namespace fs = std::filesystem;
   fs::path dir = fs::temp_directory_path() / ("ember_dump_kernels_" + std::to_string(getpid()));
@@ -25,16 +27,23 @@ TEST(DumpKernels, WritesGlslThatCompiles) {
   y.to_data();
   unsetenv("EMBER_DUMP");
   unsetenv("EMBER_DUMP_DIR");
+  // GLSL on Vulkan, CUDA C++ on CUDA: either way the dumped source compiles on its own.
   int sources = 0;
   for (const auto& entry : fs::directory_iterator(dir)) {
-    if (entry.path().extension() != ".comp") continue;
-    ++sources;
     std::ifstream in(entry.path());
-    std::string glsl((std::istreambuf_iterator<char>(in)), {});
-    EXPECT_NE(glsl.find("void main()"), std::string::npos);
-    std::vector<uint32_t> spirv = jit::compile_glsl(glsl, entry.path().stem().string());
-    ASSERT_FALSE(spirv.empty());
-    EXPECT_EQ(spirv[0], 0x07230203u) << entry.path();
+    std::string source((std::istreambuf_iterator<char>(in)), {});
+    std::string name = entry.path().stem().string();
+    if (entry.path().extension() == ".comp") {
+      ++sources;
+      EXPECT_NE(source.find("void main()"), std::string::npos);
+      std::vector<uint32_t> spirv = jit::compile_glsl(source, name);
+      ASSERT_FALSE(spirv.empty());
+      EXPECT_EQ(spirv[0], 0x07230203u) << entry.path();
+    } else if (entry.path().extension() == ".cu") {
+      ++sources;
+      EXPECT_NE(source.find(jit::kCudaEntry), std::string::npos);
+      EXPECT_GT(runtime::cuda::nvrtc_compile(source, name, "sm_90a", false).size(), 100u);
+    }
   }
   EXPECT_GE(sources, 2);
   fs::remove_all(dir);
