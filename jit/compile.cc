@@ -27,7 +27,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // Bumped whenever rendering or compile options change, so stale binaries are never reused.
-constexpr uint32_t kCacheFormat = 7;
+constexpr uint32_t kCacheFormat = 8;
 constexpr uint32_t kMagic = 0x4b424d45;  // "EMBK"
 
 std::string compiler_id() {
@@ -191,6 +191,7 @@ std::shared_ptr<runtime::Kernel> get_kernel(const KernelDesc& desc, runtime::Bac
   if (cuda) {
     bin.cubin = std::move(binary);
     bin.entry = kCudaEntry;
+    bin.source = source;
     bin.push_constant_words = std::max(1, desc.num_params);
   } else {
     bin.spirv.resize(binary.size() / 4);

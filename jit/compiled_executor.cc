@@ -225,7 +225,11 @@ std::vector<Outcome> execute_compiled(const ir::Graph& g, const std::vector<ir::
     }
     counters().ops_fused.fetch_add(std::max(0, lk.fused_nodes - 1), std::memory_order_relaxed);
   }
-  backend.sync();
+  // Kernel-side checks must be read back now. Otherwise an ordered-stream backend (CUDA) keeps
+  // running asynchronously and synchronises only when data is read; Vulkan submits here.
+  bool checks = std::any_of(launched.begin(), launched.end(),
+                            [](const auto& L) { return L.lk.desc.uses_errors; });
+  if (checks || !backend.ordered_stream()) backend.sync();
   if (!hit) {
     std::lock_guard lock(cache.mutex);
     if (cache.plans.size() >= kMaxCachedPlans) cache.plans.clear();

@@ -257,43 +257,46 @@ class Cuda final : public Dialect {
     return absl::StrCat("b", buffer, "[", index, "] = ", v);
   }
 
+  // Warp shuffles, then one shared slot per warp and a last shuffle round in warp 0: two
+  // barriers instead of a shared-memory tree's log2(block) rounds.
   std::string reduce(const KernelDesc& k, const Stmt& s) const override {
     std::string t = type(s.type);
     std::string arr = "red_" + t;
     std::string x = absl::StrCat("x", s.var);
-    std::string lid = "threadIdx.x";
-    std::string a = arr + "[" + lid + "]", b = arr + "[" + lid + " + s_]";
     bool floating = s.type == CType::Float || s.type == CType::Double;
+    bool arg = s.op == SOp::ArgReduce;
     auto nan = [&](const std::string& v) { return floating ? "isnan(" + v + ")" : "false"; };
-    std::string loop = absl::StrCat("for (uint s_ = ", k.workgroup_size / 2,
-                                    "u; s_ > 0u; s_ >>= 1u) { if (", lid, " < s_) { ");
-    if (s.op == SOp::ArgReduce) {
-      const char* cmp = s.fn == ir::ReduceFn::Max ? ">" : "<";
-      std::string ia = "red_index[" + lid + "]", ib = "red_index[" + lid + " + s_]";
-      std::string take =
-          absl::StrCat("(", b, " ", cmp, " ", a, ") || (", nan(b), " && !", nan(a), ") || ((", b,
-                       " == ", a, " || (", nan(a), " && ", nan(b), ")) && ", ib, " < ", ia, ")");
-      return absl::StrCat(a, " = ", x, "; ", ia, " = x", s.var2, "; __syncthreads(); ", loop,
-                          "if (", take, ") { ", a, " = ", b, "; ", ia, " = ", ib,
-                          "; } } __syncthreads(); } ", x, " = ", arr, "[0]; x", s.var2,
-                          " = red_index[0]; __syncthreads();");
+    const char* cmp = s.fn == ir::ReduceFn::Max ? ">" : "<";
+    // Folds (w, wi) into (v, vi).
+    std::string fold;
+    if (arg) {
+      fold = absl::StrCat("if ((w ", cmp, " v) || (", nan("w"), " && !", nan("v"),
+                          ") || ((w == v || (", nan("v"), " && ", nan("w"),
+                          ")) && wi < vi)) { v = w; vi = wi; }");
+    } else if (s.fn == ir::ReduceFn::Sum) {
+      fold = "v = v + w;";
+    } else if (s.fn == ir::ReduceFn::Prod) {
+      fold = "v = v * w;";
+    } else {
+      fold = absl::StrCat("if (w ", cmp, " v || (", nan("w"), " && !", nan("v"), ")) v = w;");
     }
-    std::string step;
-    switch (s.fn) {
-      case ir::ReduceFn::Sum:
-        step = a + " = " + a + " + " + b + ";";
-        break;
-      case ir::ReduceFn::Prod:
-        step = a + " = " + a + " * " + b + ";";
-        break;
-      default: {
-        const char* cmp = s.fn == ir::ReduceFn::Max ? ">" : "<";
-        step = absl::StrCat("if (", b, " ", cmp, " ", a, " || (", nan(b), " && !", nan(a), ")) ", a,
-                            " = ", b, ";");
-      }
-    }
-    return absl::StrCat(a, " = ", x, "; __syncthreads(); ", loop, step, " } __syncthreads(); } ", x,
-                        " = ", arr, "[0]; __syncthreads();");
+    std::string shuffle =
+        absl::StrCat(t, " w = __shfl_xor_sync(0xffffffffu, v, o); ",
+                     arg ? "uint wi = __shfl_xor_sync(0xffffffffu, vi, o); " : "", fold);
+    uint32_t warps = std::max(1u, k.workgroup_size / 32);
+    std::string idx = arg ? absl::StrCat(" uint vi = x", s.var2, ";") : "";
+    std::string store_idx = arg ? " red_index[warp_] = vi;" : "";
+    std::string load_idx = arg ? " vi = red_index[threadIdx.x & (W_ - 1u)];" : "";
+    std::string result_idx = arg ? absl::StrCat(" x", s.var2, " = red_index[0];") : "";
+    std::string lane0_idx = arg ? " red_index[0] = vi;" : "";
+    return absl::StrCat(
+        "{ const uint W_ = ", warps, "u; ", t, " v = ", x, ";", idx,
+        " for (int o = 16; o > 0; o >>= 1) { ", shuffle, " }",
+        " uint warp_ = threadIdx.x >> 5; if ((threadIdx.x & 31u) == 0u) { ", arr, "[warp_] = v;",
+        store_idx, " } __syncthreads();", " if (warp_ == 0u) { v = ", arr,
+        "[threadIdx.x & (W_ - 1u)];", load_idx, " for (int o = int(W_ / 2u); o > 0; o >>= 1) { ",
+        shuffle, " }", " if (threadIdx.x == 0u) { ", arr, "[0] = v;", lane0_idx, " } }",
+        " __syncthreads(); ", x, " = ", arr, "[0];", result_idx, " __syncthreads(); }");
   }
 
   std::string error(const Stmt& s, const std::string& value,

@@ -51,6 +51,7 @@ struct KernelBinary {
   std::vector<uint32_t> spirv;  // Vulkan: SPIR-V words
   std::vector<char> cubin;      // CUDA: a CUBIN (or PTX text) for the device's architecture
   std::string entry;            // CUDA: the kernel function's name
+  std::string source;           // CUDA: the source, to fall back to PTX if the CUBIN won't load
   int num_buffers = 0;          // tensor bindings, after the parameter buffer
   uint32_t workgroup_size = 0;  // threads per workgroup (a specialization constant on Vulkan)
   int push_constant_words = 0;  // > 0: parameters as push constants, else a buffer at binding 0
@@ -90,6 +91,9 @@ class Backend {
   // Device time (from device timestamps) of the work submitted since the last call, in
   // nanoseconds; -1 where the backend has no timestamps.
   virtual double take_device_time_ns() { return -1; }
+  // Whether launches run in submission order on one queue, so buffers may be released and
+  // reused while work is pending (CUDA's stream); otherwise each flush ends with sync().
+  virtual bool ordered_stream() const { return false; }
   // Largest grid (workgroups along x) one launch may use.
   virtual uint32_t max_workgroups() const { return 65535; }
 };

@@ -120,8 +120,14 @@ class CudaBackend final : public Backend {
   std::shared_ptr<Kernel> load_kernel(const KernelBinary& bin) override {
     bind();
     auto k = std::make_shared<CudaKernel>();
-    check(d_->cuModuleLoadData(&k->module, bin.cubin.data()),
-          ("cuModuleLoadData " + bin.name).c_str());
+    CUresult r = d_->cuModuleLoadData(&k->module, bin.cubin.data());
+    if (r != CUDA_SUCCESS && !bin.source.empty()) {
+      // A CUBIN the driver cannot load (an older driver than NVRTC): JIT from PTX instead.
+      std::vector<char> ptx = nvrtc_compile(bin.source, bin.name, arch_, /*ptx=*/true);
+      ptx.push_back('\0');
+      r = d_->cuModuleLoadData(&k->module, ptx.data());
+    }
+    check(r, ("cuModuleLoadData " + bin.name).c_str());
     check(d_->cuModuleGetFunction(&k->function, k->module, bin.entry.c_str()),
           "cuModuleGetFunction");
     k->param_words = std::max(1, bin.push_constant_words);
@@ -170,6 +176,7 @@ class CudaBackend final : public Backend {
     return t;
   }
   uint32_t max_workgroups() const override { return 0x7fffffffu; }
+  bool ordered_stream() const override { return true; }
 
   MemoryStats memory_stats() const override {
     std::lock_guard lock(pool_mutex_);
