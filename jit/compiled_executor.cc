@@ -151,13 +151,17 @@ std::vector<Outcome> execute_compiled(const ir::Graph& g, const std::vector<ir::
     if (auto it = cache.plans.find(key); it != cache.plans.end()) cached = it->second;
   }
   bool hit = cached != nullptr;
+  Plan plan;
   if (hit) {
     counters().cache_hits.fetch_add(1, std::memory_order_relaxed);
+    // Same structure, maybe other sizes: the index spaces come from this graph.
+    plan = cached->plan;
+    for (KernelPlan& kp : plan.kernels) kp.shape = index_space(g, kp);
   } else {
     cached = std::make_shared<CachedPlan>();
     cached->plan = make_plan(g, outputs, fusion);
+    plan = cached->plan;
   }
-  const Plan& plan = cached->plan;
   if (dump_enabled("plan") && !hit) {
     dump(
         "plan",

@@ -326,6 +326,17 @@ const char* kernel_kind_name(KernelKind k) {
   return "?";
 }
 
+Shape index_space(const ir::Graph& g, const KernelPlan& kp) {
+  switch (kp.kind) {
+    case KernelKind::Row:
+      return g.type(g.node(kp.reductions.front()).inputs[0]).shape;
+    case KernelKind::Pointwise:
+      return g.type(kp.outputs.front()).shape;
+    default:
+      return g.type(kp.anchor).shape;
+  }
+}
+
 Plan make_plan(const ir::Graph& g, const std::vector<ValueId>& outputs, bool fusion) {
   Planner p(g, outputs);
   return fusion ? p.fused() : p.unfused();

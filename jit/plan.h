@@ -40,6 +40,10 @@ inline constexpr int kMaxRecomputeOps = 12;
 // Inputs of matmul, sort and scatter are read many times per output element, so anything more
 // than index arithmetic (views, casts, constants) feeding them is stored first.
 
+// The index space of a planned kernel in graph g: what `shape` holds, recomputed for a graph of
+// the same structure and other sizes (a plan-cache hit).
+Shape index_space(const ir::Graph& g, const KernelPlan& kp);
+
 // fusion=false: every primitive is its own kernel (the EMBER_FUSION=0 baseline).
 Plan make_plan(const ir::Graph& g, const std::vector<ir::ValueId>& outputs, bool fusion);
 std::string print_plan(const ir::Graph& g, const Plan& p);

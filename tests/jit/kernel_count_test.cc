@@ -179,3 +179,23 @@ TEST(PlanCache, PadsOfOneStructureButOtherPaddedDims) {
 
 }  // namespace
 }  // namespace ember
+
+namespace ember {
+namespace {
+
+TEST(PlanCache, SameStructureOtherSizes) {
+  EMBER_REQUIRE_VULKAN();
+  // One structure, three sizes in a row: every hit must use this graph's sizes.
+  for (int64_t n : {1024, 64, 4096 * 3}) {
+    testing::expect_same(
+        [n](const Device& dev) -> std::vector<RawTensor> {
+          auto x = Tensor<2>::from_data(testing::host_uniform({4, n}, 51), dev);
+          auto y = activation::softmax(x * 2.0 + 1.0, 1);
+          return {y.raw(), (x * 3.0).raw()};
+        },
+        testing::gpu_device());
+  }
+}
+
+}  // namespace
+}  // namespace ember
