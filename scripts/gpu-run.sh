@@ -20,21 +20,23 @@ nvrtc=$(find / -name 'libnvrtc.so.1[0-9]*' -not -path '/proc/*' 2>/dev/null | he
 export EMBER_DEVICE=${EMBER_DEVICE:-vulkan} EMBER_BENCH_GPU=1 EMBER_CACHE_DIR=/tmp/ember-cache
 nvidia-smi -L | tee "$out/device.txt"
 bin=gpu-bundle/bin
+# At most 8 files come back from the device machine: logs are grouped.
 for dev in vulkan cuda; do
-  EMBER_DEVICE=$dev $bin/tensor_basics > "$out/tensor_basics_$dev.txt" 2>&1
+  echo "== $dev" >> "$out/examples.txt"
+  EMBER_DEVICE=$dev $bin/tensor_basics >> "$out/examples.txt" 2>&1
   echo "tensor_basics on $dev exit $?" | tee -a "$out/summary.txt"
 done
 for dev in ${EMBER_GPU_TEST_DEVICES:-vulkan:0 cuda:0}; do
+  echo "== $dev" >> "$out/jit_tests.txt"
   EMBER_TEST_DEVICE=$dev EMBER_REQUIRE_VULKAN=1 $bin/jit_tests --gtest_brief=1 \
-    ${EMBER_GPU_TEST_FILTER:+--gtest_filter=$EMBER_GPU_TEST_FILTER} > "$out/jit_tests_${dev%%:*}.txt" 2>&1
+    ${EMBER_GPU_TEST_FILTER:+--gtest_filter=$EMBER_GPU_TEST_FILTER} >> "$out/jit_tests.txt" 2>&1
   echo "jit_tests on $dev exit $?" | tee -a "$out/summary.txt"
-  tail -3 "$out/jit_tests_${dev%%:*}.txt"
+  tail -3 "$out/jit_tests.txt"
 done
 for dev in ${EMBER_BENCH_DEVICES:-vulkan cuda}; do
   EMBER_DEVICE=$dev $bin/ember_bench --benchmark_min_time=${EMBER_BENCH_MIN_TIME:-0.2} \
     ${EMBER_BENCH_FILTER:+--benchmark_filter=$EMBER_BENCH_FILTER} \
-    --benchmark_out="$out/ember_bench_$dev.json" --benchmark_out_format=json 2>&1 |
-    tee "$out/ember_bench_$dev.txt"
+    2>&1 | tee "$out/ember_bench_$dev.txt"
 done
 if [ -f bench/torch_reference.py ] && command -v python3 > /dev/null; then
   PYTHONUNBUFFERED=1 python3 bench/torch_reference.py > "$out/torch.json" 2> "$out/torch.err"
