@@ -96,6 +96,10 @@ uint64_t plan_key(const ir::Graph& g, const std::vector<ir::ValueId>& outputs,
   for (const ir::Node& n : g.nodes()) {
     int64_t numel = n.type.shape.numel();
     mix((numel == 0) | (numel % 4 == 0) << 1 | (numel >= 1024) << 2);
+    if (n.op == ir::OpKind::Reduce) {
+      const Shape& in = g.type(n.inputs[0]).shape;
+      mix(row_fits_registers(in[n.get<ir::ReduceAttrs>().axis]));
+    }
     if (n.op == ir::OpKind::Pad) {  // unpadded dims skip the bounds test
       const auto& p = n.get<ir::PadAttrs>();
       uint64_t mask = 0;

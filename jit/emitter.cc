@@ -132,10 +132,28 @@ void Emitter::assign(int var_id, int value) {
 }
 
 int Emitter::begin_for(SOp kind, int count, int unroll) {
+  if (kind == SOp::ForLanes && row_cache_steps_ > 0) {
+    if (lanes_loop_ < 0) row_scope_pos_ = k_.body.size();
+    ++lanes_loop_;
+    int id = k_.num_vars++;
+    int step = k_.num_vars++;
+    Stmt s{kind, count};
+    s.var = id;
+    s.var2 = step;
+    s.code = row_cache_steps_;
+    push_stmt(s);
+    memo_.emplace_back();
+    lane_step_ = var(step, CType::Uint);
+    return var(id, CType::Uint);
+  }
+  if (kind == SOp::ForRows) {
+    lanes_loop_ = -1;
+    row_cache_.clear();
+  }
   int id = k_.num_vars++;
   Stmt s{kind, count};
   s.var = id;
-  s.code = unroll;
+  s.code = kind == SOp::ForGrid ? unroll : 0;
   push_stmt(s);
   memo_.emplace_back();
   return var(id, CType::Uint);
@@ -150,6 +168,7 @@ void Emitter::end() {
   push_stmt({SOp::End});
   memo_.pop_back();
   vec_loads_.clear();
+  lane_step_ = -1;
 }
 
 void Emitter::barrier() { push_stmt({SOp::Barrier}); }
@@ -267,6 +286,28 @@ bool Emitter::vectorizable(ValueId v) const {
 int Emitter::load(ValueId v, Index& idx) {
   int b = binding(v, false);
   CType t = compute_type(g_.type(v).dtype);
+  if (idx.row_lane && lane_step_ >= 0) {
+    auto it = row_cache_.find(v);
+    if (it != row_cache_.end() && it->second.filled_in != lanes_loop_) {
+      return expr({XOp::ArrayLoad, t, it->second.array, 0, {lane_step_}});
+    }
+    if (it == row_cache_.end()) {
+      // Declared before the first lanes loop of the row, filled by this one.
+      int array = k_.num_vars++;
+      Stmt decl{SOp::DeclArray};
+      decl.var = array;
+      decl.type = t;
+      decl.code = row_cache_steps_;
+      k_.body.insert(k_.body.begin() + static_cast<std::ptrdiff_t>(row_scope_pos_), decl);
+      it = row_cache_.emplace(v, CachedRow{array, lanes_loop_}).first;
+    }
+    int x = expr({XOp::Load, t, b, 0, {element_index(v, idx)}});
+    Stmt st{SOp::ArrayStore, x};
+    st.var = it->second.array;
+    st.index = lane_step_;
+    push_stmt(st);
+    return x;
+  }
   if (idx.vec_lane >= 0 && idx.shape.numel() == g_.type(v).shape.numel() && vectorizable(v)) {
     if (idx.vec_base != home_vector_ || home_vector_ < 0) read_elsewhere_.insert(v);
     use_vec4(b);
@@ -287,6 +328,7 @@ int Emitter::value(ValueId v, Index idx) {
   auto key = std::make_tuple(v, idx.dims, idx.linear);
   // Vector lanes are only known for indices that came straight from the kernel's own index.
   if (idx.linear < 0) idx.vec_lane = idx.vec_base = -1;
+  // Row loads are cached only when the index is a row element and the value is a stored buffer.
   for (auto it = memo_.rbegin(); it != memo_.rend(); ++it) {
     if (auto m = it->find(key); m != it->end()) return m->second;
   }

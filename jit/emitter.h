@@ -26,6 +26,9 @@ struct Index {
   // element is lane vec_lane of its vector vec_base.
   int vec_base = -1;
   int vec_lane = -1;
+  // Row kernels: the index is (this row, the current lane element), so a load may come from the
+  // thread's register cache of the row.
+  bool row_lane = false;
 };
 
 // Why a kernel may fail at run time (checked in the kernel, reported after the flush).
@@ -73,6 +76,9 @@ class Emitter {
   // Returns the loop variable's expression. ForGrid may process `unroll` elements per thread per
   // step (independent loads in flight).
   int begin_for(SOp kind, int count, int unroll = 1);
+  // Row kernels: lanes loops with `steps` fixed steps whose loads of the row are kept in
+  // per-thread arrays, so the row is read from memory once however many passes use it.
+  void enable_row_cache(int steps) { row_cache_steps_ = steps; }
   void begin_if(int cond);
   void end();
   void store(ir::ValueId v, int index, int value);
@@ -125,6 +131,15 @@ class Emitter {
   std::vector<ErrorSite> error_sites_;
   std::map<std::pair<ir::ValueId, int>, int> vec_loads_;  // (value, vector index expr) -> LoadVec
   int home_linear_ = -1, home_vector_ = -1;
+  int row_cache_steps_ = 0;
+  int lane_step_ = -1;        // the current cached lanes loop's step index (an expr), or -1
+  int lanes_loop_ = -1;       // which cached lanes loop we are in (counts up)
+  size_t row_scope_pos_ = 0;  // where array declarations go: before the first lanes loop
+  struct CachedRow {
+    int array;
+    int filled_in;  // lanes loop that stored it
+  };
+  std::map<ir::ValueId, CachedRow> row_cache_;
   std::set<ir::ValueId> read_elsewhere_;
   std::map<ir::ValueId, int> provided_;
   std::vector<char> computed_;  // placeholder for counting fused nodes (sized lazily)

@@ -36,6 +36,7 @@ enum class XOp : uint8_t {
   LoadVec,     // imm = buffer (declared vec4); args[0] = vector index: 4 consecutive elements
   Lane,        // imm = lane 0..3 of the vector args[0]
   MakeVec,     // args = 4 scalars -> a vector (for a vector store)
+  ArrayLoad,   // imm = array variable; args[0] = element (a compile-time loop index)
 };
 
 enum class Builtin : uint8_t { LocalId, WorkgroupId, NumWorkgroups, WorkgroupSize };
@@ -65,6 +66,8 @@ enum class SOp : uint8_t {
   Barrier,      // workgroup barrier
   Error,        // if cond expr: record error `code` with detail exprs (index value, limit)
   SharedStore,  // shared array `buffer`[index expr] = expr
+  DeclArray,    // per-thread array variable `var` of `type` and `code` elements
+  ArrayStore,   // array `var`[index expr] = expr
 };
 
 struct Stmt {

@@ -23,6 +23,9 @@ constexpr uint32_t kThreads = 256;
 // flight to cover memory latency on large GPUs without starving small tensors of threads.
 constexpr int kPointwiseUnroll = 4;
 constexpr int kTile = 16;  // matmul tile edge: 16 x 16 threads, one output each
+// Rows up to this many elements per thread are kept in registers across a row kernel's passes
+// (read from memory once); 16 x 256 threads covers rows of 4096, the common hidden sizes.
+constexpr int kRowCacheSteps = 16;
 
 std::string kernel_name(const ir::Graph& g, const KernelPlan& kp) {
   std::string name = kernel_kind_name(kp.kind);
@@ -40,6 +43,14 @@ std::string kernel_name(const ir::Graph& g, const KernelPlan& kp) {
   }
   return name;
 }
+
+}  // namespace
+
+bool row_fits_registers(int64_t row_length) {
+  return row_length <= static_cast<int64_t>(kRowCacheSteps) * kThreads;
+}
+
+namespace {
 
 CType accumulator_type(ReduceFn fn, DType t) {
   CType c = compute_type(t);
@@ -155,6 +166,7 @@ void lower_pointwise(const ir::Graph& g, Emitter& e, const KernelPlan& kp, Lower
 void lower_row(const ir::Graph& g, Emitter& e, const KernelPlan& kp, LoweredKernel& out) {
   Shape reduced = kp.shape;
   reduced[kp.axis] = 1;
+  if (row_fits_registers(kp.shape[kp.axis])) e.enable_row_cache(kRowCacheSteps);
   int rows = e.numel_param(reduced, "rows");
   int len = e.size_param(kp.shape, kp.axis, "row");
   int row = e.begin_for(SOp::ForRows, rows);
@@ -163,6 +175,7 @@ void lower_row(const ir::Graph& g, Emitter& e, const KernelPlan& kp, LoweredKern
   auto full_index = [&](int i) {
     Index f{kp.shape, row_idx.dims, -1};
     f.dims[kp.axis] = i;
+    f.row_lane = true;
     return f;
   };
   for (ValueId r : kp.reductions) {

@@ -20,6 +20,10 @@ struct LoweredKernel {
   std::vector<ir::ValueId> in_place_candidates;
 };
 
+// Whether a row of this length is kept in registers by row kernels (a specialisation: the plan
+// cache keys on it).
+bool row_fits_registers(int64_t row_length);
+
 LoweredKernel lower_kernel(const ir::Graph& g, const Plan& plan, int kernel,
                            const Emitter::LayoutFn& layout);
 

@@ -235,6 +235,8 @@ class Renderer {
         return d_.make_vec(e.type, arg(e, 0), arg(e, 1), arg(e, 2), arg(e, 3));
       case XOp::SharedLoad:
         return absl::StrCat(d_.shared_name(static_cast<int>(e.imm)), "[", arg(e, 0), "]");
+      case XOp::ArrayLoad:
+        return absl::StrCat("x", e.imm, "[", arg(e, 0), "]");
       default:
         return ref(id);
     }
@@ -271,6 +273,14 @@ class Renderer {
                             var(s.var), " < ", ref(s.expr), "; ", var(s.var),
                             " += ", d_.builtin(Builtin::NumWorkgroups), ") {");
       case SOp::ForLanes:
+        if (s.code > 0) {
+          // A fixed number of steps (unrolled), so per-step arrays stay in registers.
+          std::string j = var(s.var2);
+          return absl::StrCat(d_.unroll(), "for (uint ", j, " = 0u; ", j, " < ", s.code, "u; ++", j,
+                              ") { uint ", var(s.var), " = ", d_.builtin(Builtin::LocalId), " + ",
+                              j, " * ", d_.builtin(Builtin::WorkgroupSize), "; if (", var(s.var),
+                              " < ", ref(s.expr), ") {");
+        }
         return absl::StrCat("for (uint ", var(s.var), " = ", d_.builtin(Builtin::LocalId), "; ",
                             var(s.var), " < ", ref(s.expr), "; ", var(s.var),
                             " += ", d_.builtin(Builtin::WorkgroupSize), ") {");
@@ -282,7 +292,9 @@ class Renderer {
       case SOp::End: {
         Stmt opener = open_.back();
         open_.pop_back();
-        return opener.op == SOp::ForGrid && opener.code > 1 ? "}}}" : "}";
+        if (opener.op == SOp::ForGrid && opener.code > 1) return "}}}";
+        if (opener.op == SOp::ForLanes && opener.code > 0) return "}}";
+        return "}";
       }
       case SOp::Reduce:
       case SOp::ArgReduce:
@@ -292,6 +304,10 @@ class Renderer {
       case SOp::Error:
         return absl::StrCat("if (", ref(s.expr), ") { ", d_.error(s, ref(s.index), ref(s.limit)),
                             " }");
+      case SOp::DeclArray:
+        return absl::StrCat(T(s.type), " ", var(s.var), "[", s.code, "];");
+      case SOp::ArrayStore:
+        return absl::StrCat(var(s.var), "[", ref(s.index), "] = ", ref(s.expr), ";");
       case SOp::SharedStore:
         return absl::StrCat(d_.shared_name(s.buffer), "[", ref(s.index), "] = ", ref(s.expr), ";");
     }
