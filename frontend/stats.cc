@@ -1,10 +1,7 @@
 #include "frontend/stats.h"
 
-#include <ember/ember.h>
-
 #include "absl/strings/str_format.h"
 #include "frontend/stream.h"
-#include "jit/fusion_switch.h"
 #include "jit/stats.h"
 
 namespace ember {
@@ -39,9 +36,6 @@ void reset_stats(const Device& device) {
   }
   detail::backend_for(device).reset_peak_memory();
 }
-
-FusionGuard::FusionGuard(bool enabled) { jit::set_fusion_override(enabled ? 1 : 0); }
-FusionGuard::~FusionGuard() { jit::set_fusion_override(-1); }
 
 std::string Stats::to_string() const {
   return absl::StrFormat(

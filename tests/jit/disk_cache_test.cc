@@ -6,7 +6,7 @@
 
 #include "jit/compile.h"
 #include "jit/executor.h"
-#include "tests/jit/vulkan_util.h"
+#include "tests/jit/gpu_util.h"
 
 namespace ember {
 namespace {
@@ -29,7 +29,7 @@ std::pair<int64_t, int64_t> run_once() {
 }
 
 TEST(DiskCache, PersistsVerifiesAndRebuilds) {
-  EMBER_REQUIRE_VULKAN();
+  EMBER_REQUIRE_GPU_DEVICE();
   fs::path dir = fs::temp_directory_path() / ("ember_cache_test_" + std::to_string(getpid()));
   fs::remove_all(dir);
   setenv("EMBER_CACHE_DIR", dir.c_str(), 1);

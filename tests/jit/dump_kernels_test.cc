@@ -8,13 +8,13 @@
 #include "jit/compile.h"
 #include "jit/cuda_source.h"
 #include "runtime/cuda/nvrtc.h"
-#include "tests/jit/vulkan_util.h"
+#include "tests/jit/gpu_util.h"
 
 namespace ember {
 namespace {
 
 TEST(DumpKernels, WritesSourceThatCompiles) {
-  EMBER_REQUIRE_VULKAN();
+  EMBER_REQUIRE_GPU_DEVICE();
   namespace fs = std::filesystem;
   fs::path dir = fs::temp_directory_path() / ("ember_dump_kernels_" + std::to_string(getpid()));
   fs::remove_all(dir);

@@ -7,7 +7,7 @@
 #include <random>
 
 #include "absl/strings/str_cat.h"
-#include "tests/jit/vulkan_util.h"
+#include "tests/jit/gpu_util.h"
 
 namespace ember {
 namespace {
@@ -194,7 +194,7 @@ uint32_t base_seed() {
 }
 
 TEST(Fuzz, RandomProgramsMatchCpu) {
-  EMBER_REQUIRE_VULKAN();
+  EMBER_REQUIRE_GPU_DEVICE();
   int n = programs_to_run();
   uint32_t seed0 = base_seed();
   for (int i = 0; i < n; ++i) {

@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "tests/jit/vulkan_util.h"
+#include "tests/jit/gpu_util.h"
 
 namespace ember {
 namespace {
@@ -26,7 +26,7 @@ Count count_kernels(const Device& dev, F&& f) {
 }
 
 TEST(KernelCount, GeluIsOneKernel) {
-  EMBER_REQUIRE_VULKAN();
+  EMBER_REQUIRE_GPU_DEVICE();
   Device dev = testing::gpu_device();
   auto x = Tensor<2>::from_data(host_uniform({64, 33}, 1), dev);
   Tensor<2> y;
@@ -37,7 +37,7 @@ TEST(KernelCount, GeluIsOneKernel) {
 }
 
 TEST(KernelCount, SoftmaxOverRowsIsOneKernel) {
-  EMBER_REQUIRE_VULKAN();
+  EMBER_REQUIRE_GPU_DEVICE();
   Device dev = testing::gpu_device();
   auto x = Tensor<2>::from_data(host_uniform({16, 100}, 2), dev);
   Tensor<2> y;
@@ -49,7 +49,7 @@ TEST(KernelCount, SoftmaxOverRowsIsOneKernel) {
 }
 
 TEST(KernelCount, LayerNormAtMostTwoKernels) {
-  EMBER_REQUIRE_VULKAN();
+  EMBER_REQUIRE_GPU_DEVICE();
   Device dev = testing::gpu_device();
   auto x = Tensor<2>::from_data(host_uniform({8, 64}, 3), dev);
   auto w = Tensor<2>::from_data(host_uniform({1, 64}, 4), dev);
@@ -65,7 +65,7 @@ TEST(KernelCount, LayerNormAtMostTwoKernels) {
 }
 
 TEST(KernelCount, AdamUpdateIsOneKernelWithThreeOutputs) {
-  EMBER_REQUIRE_VULKAN();
+  EMBER_REQUIRE_GPU_DEVICE();
   Device dev = testing::gpu_device();
   auto p = Tensor<1>::from_data(host_uniform({1000}, 6), dev);
   auto g = Tensor<1>::from_data(host_uniform({1000}, 7), dev);
@@ -83,7 +83,7 @@ TEST(KernelCount, AdamUpdateIsOneKernelWithThreeOutputs) {
 }
 
 TEST(KernelCount, MatmulBiasReluIsOneKernel) {
-  EMBER_REQUIRE_VULKAN();
+  EMBER_REQUIRE_GPU_DEVICE();
   Device dev = testing::gpu_device();
   auto x = Tensor<2>::from_data(host_uniform({20, 30}, 10), dev);
   auto w = Tensor<2>::from_data(host_uniform({30, 17}, 11), dev);
@@ -94,7 +94,7 @@ TEST(KernelCount, MatmulBiasReluIsOneKernel) {
 }
 
 TEST(KernelCount, RepeatedStepCompilesNothingNew) {
-  EMBER_REQUIRE_VULKAN();
+  EMBER_REQUIRE_GPU_DEVICE();
   Device dev = testing::gpu_device();
   auto x = Tensor<2>::from_data(host_uniform({8, 16}, 13), dev);
   auto w = Tensor<2>::from_data(host_uniform({16, 16}, 14), dev);
@@ -115,7 +115,7 @@ namespace ember {
 namespace {
 
 TEST(BufferReuse, DyingInputsLendTheirBuffers) {
-  EMBER_REQUIRE_VULKAN();
+  EMBER_REQUIRE_GPU_DEVICE();
   Device dev = testing::gpu_device();
   const int64_t n = 1 << 16;  // 256 KiB per f32 tensor
   auto x = Tensor<1>::from_data(testing::host_uniform({n}, 21), dev);
@@ -142,7 +142,7 @@ namespace ember {
 namespace {
 
 TEST(PlanCache, RepeatedStepReusesItsPlanAndKernels) {
-  EMBER_REQUIRE_VULKAN();
+  EMBER_REQUIRE_GPU_DEVICE();
   Device dev = testing::gpu_device();
   auto x = Tensor<2>::from_data(testing::host_uniform({8, 32}, 31), dev);
   auto step = [&](double scale) { return activation::softmax(x * scale, 1).sum_dim(0); };
@@ -167,7 +167,7 @@ namespace ember {
 namespace {
 
 TEST(PlanCache, PadsOfOneStructureButOtherPaddedDims) {
-  EMBER_REQUIRE_VULKAN();
+  EMBER_REQUIRE_GPU_DEVICE();
   testing::expect_same_fused_and_unfused([](const Device& dev) -> std::vector<RawTensor> {
     auto x = Tensor<2>::from_data(testing::host_uniform({3, 4}, 41), dev);
     auto a = x.pad({{1, 1}, {0, 0}}, 7.0);  // pads dim 1
@@ -184,7 +184,7 @@ namespace ember {
 namespace {
 
 TEST(PlanCache, SameStructureOtherSizes) {
-  EMBER_REQUIRE_VULKAN();
+  EMBER_REQUIRE_GPU_DEVICE();
   // One structure, three sizes in a row: every hit must use this graph's sizes.
   for (int64_t n : {1024, 64, 4096 * 3}) {
     testing::expect_same(

@@ -2,7 +2,7 @@
 // inputs may still be broadcast, viewed, reshaped or of other dtypes (read lane by lane).
 #include <gtest/gtest.h>
 
-#include "tests/jit/vulkan_util.h"
+#include "tests/jit/gpu_util.h"
 
 namespace ember {
 namespace {
@@ -10,7 +10,7 @@ namespace {
 using testing::host_uniform;
 
 TEST(Vectorized, MixedOperandsMatchCpu) {
-  EMBER_REQUIRE_VULKAN();
+  EMBER_REQUIRE_GPU_DEVICE();
   testing::expect_same_fused_and_unfused([](const Device& dev) -> std::vector<RawTensor> {
     auto a = Tensor<2>::from_data(host_uniform({64, 48}, 1), dev);
     auto b = Tensor<2>::from_data(host_uniform({48, 64}, 2), dev).transpose();  // strided view
@@ -25,7 +25,7 @@ TEST(Vectorized, MixedOperandsMatchCpu) {
 }
 
 TEST(Vectorized, ElementCountNotDivisibleByFour) {
-  EMBER_REQUIRE_VULKAN();
+  EMBER_REQUIRE_GPU_DEVICE();
   testing::expect_same_fused_and_unfused([](const Device& dev) -> std::vector<RawTensor> {
     auto a = Tensor<1>::from_data(host_uniform({2051}, 5), dev);
     return {(a * a + 1.0).raw(), a.sin().raw()};

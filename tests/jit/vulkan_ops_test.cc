@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "tests/jit/vulkan_util.h"
+#include "tests/jit/gpu_util.h"
 
 namespace ember {
 namespace {
@@ -126,7 +126,7 @@ Tensor<1> specials(const Device& dev) {
 // ================================================================ creation
 
 TEST(VulkanOps, CreationFullZerosOnesEye) {
-  EMBER_REQUIRE_VULKAN();
+  EMBER_REQUIRE_GPU_DEVICE();
   check("full/zeros/ones/empty", [](const Device& dev) -> Outs {
     return {
         Tensor<2>::full({3, 4}, 2.5, dev).raw(),
@@ -165,7 +165,7 @@ TEST(VulkanOps, CreationFullZerosOnesEye) {
 }
 
 TEST(VulkanOps, CreationArangeMasksGrid) {
-  EMBER_REQUIRE_VULKAN();
+  EMBER_REQUIRE_GPU_DEVICE();
   check("arange", [](const Device& dev) -> Outs {
     return {Tensor<1, Int>::arange(-3, 5, dev).raw(),
             Tensor<1, Int>::arange(5, 5, dev).raw(),
@@ -210,7 +210,7 @@ TEST(VulkanOps, CreationArangeMasksGrid) {
 // cartesian_grid is built with concat: a regression test for concat taking every element from
 // its first part.
 TEST(VulkanOps, CartesianGrid) {
-  EMBER_REQUIRE_VULKAN();
+  EMBER_REQUIRE_GPU_DEVICE();
   check("cartesian_grid", [](const Device& dev) -> Outs {
     return {Tensor<2, Int>::cartesian_grid({2, 3}, dev).raw(),
             Tensor<3, Int>::cartesian_grid({2, 1, 3}, dev).raw(),
@@ -222,7 +222,7 @@ TEST(VulkanOps, CartesianGrid) {
 // ================================================================ random
 
 TEST(VulkanOps, RandomUniformAndBernoulli) {
-  EMBER_REQUIRE_VULKAN();
+  EMBER_REQUIRE_GPU_DEVICE();
   check("random default/uniform/bernoulli", [](const Device& dev) -> Outs {
     seed(1234);
     auto d = Tensor<2>::random({40, 50}, Distribution::default_(), dev);
@@ -254,7 +254,7 @@ TEST(VulkanOps, RandomUniformAndBernoulli) {
 }
 
 TEST(VulkanOps, RandomNormal) {
-  EMBER_REQUIRE_VULKAN();
+  EMBER_REQUIRE_GPU_DEVICE();
   check(
       "random normal",
       [](const Device& dev) -> Outs {
@@ -271,7 +271,7 @@ TEST(VulkanOps, RandomNormal) {
 // ================================================================ float arithmetic
 
 TEST(VulkanOps, FloatArithmeticAndBroadcast) {
-  EMBER_REQUIRE_VULKAN();
+  EMBER_REQUIRE_GPU_DEVICE();
   check("binary ops with size-1 dims", [](const Device& dev) -> Outs {
     auto a = uni<3>({4, 5, 6}, 1, dev);
     auto row = uni<3>({1, 1, 6}, 2, dev);
@@ -346,7 +346,7 @@ TEST(VulkanOps, FloatArithmeticAndBroadcast) {
 }
 
 TEST(VulkanOps, FloatRemByInfinity) {
-  EMBER_REQUIRE_VULKAN();
+  EMBER_REQUIRE_GPU_DEVICE();
   // An infinite divisor leaves the dividend (then the divisor's sign applies), as Python's %.
   check("rem by an infinite divisor", [](const Device& dev) -> Outs {
     auto a = Tensor<1>::from_data({5.0, -5.0, 1.0}, dev);
@@ -356,7 +356,7 @@ TEST(VulkanOps, FloatRemByInfinity) {
 }
 
 TEST(VulkanOps, PowOneToNaNAndMinusOneToInfinity) {
-  EMBER_REQUIRE_VULKAN();
+  EMBER_REQUIRE_GPU_DEVICE();
   // C's pow (and torch): pow(1, NaN) and pow(-1, +-inf) are 1.
   check("pow of one to NaN and of minus one to infinity", [](const Device& dev) -> Outs {
     auto p = Tensor<1>::from_data({1.0, -1.0, -1.0}, dev);
@@ -366,7 +366,7 @@ TEST(VulkanOps, PowOneToNaNAndMinusOneToInfinity) {
 }
 
 TEST(VulkanOps, FloatMath) {
-  EMBER_REQUIRE_VULKAN();
+  EMBER_REQUIRE_GPU_DEVICE();
   check("transcendentals", [](const Device& dev) -> Outs {
     auto x = uni<2>({9, 11}, 11, dev, -3.0, 3.0);
     auto p = uni<2>({9, 11}, 12, dev, 0.01, 5.0);
@@ -412,7 +412,7 @@ TEST(VulkanOps, FloatMath) {
 }
 
 TEST(VulkanOps, FloatMathF64) {
-  EMBER_REQUIRE_VULKAN();
+  EMBER_REQUIRE_GPU_DEVICE();
   // Arithmetic stays double precision: (x + 1e-6) - x is exactly representable only in f64.
   check(
       "f64 arithmetic",
@@ -457,7 +457,7 @@ TEST(VulkanOps, FloatMathF64) {
 // ================================================================ comparisons and masks
 
 TEST(VulkanOps, Comparisons) {
-  EMBER_REQUIRE_VULKAN();
+  EMBER_REQUIRE_GPU_DEVICE();
   check("float comparisons with broadcast and NaN", [](const Device& dev) -> Outs {
     auto a = Tensor<2>::from_data({{1.0, 2.0, 3.0, kNaN}, {0.0, -1.0, kInf, 2.0}}, dev);
     auto b = Tensor<2>::from_data({{2.0, 2.0, 1.0, kNaN}}, dev);
@@ -515,7 +515,7 @@ TEST(VulkanOps, Comparisons) {
 }
 
 TEST(VulkanOps, Masks) {
-  EMBER_REQUIRE_VULKAN();
+  EMBER_REQUIRE_GPU_DEVICE();
   check("mask_fill and mask_where", [](const Device& dev) -> Outs {
     auto x = uni<3>({3, 4, 5}, 41, dev);
     auto v = uni<3>({3, 4, 5}, 42, dev);
@@ -540,7 +540,7 @@ TEST(VulkanOps, Masks) {
 // ================================================================ reductions
 
 TEST(VulkanOps, Reductions) {
-  EMBER_REQUIRE_VULKAN();
+  EMBER_REQUIRE_GPU_DEVICE();
   check("full reductions", [](const Device& dev) -> Outs {
     auto x = uni<3>({4, 5, 6}, 51, dev);
     auto p = uni<2>({3, 4}, 52, dev, 0.5, 1.5);
@@ -630,7 +630,7 @@ TEST(VulkanOps, Reductions) {
 // ================================================================ sorting
 
 TEST(VulkanOps, Sorting) {
-  EMBER_REQUIRE_VULKAN();
+  EMBER_REQUIRE_GPU_DEVICE();
   check("sort family with ties", [](const Device& dev) -> Outs {
     auto x = Tensor<1>::from_data({3.0, 1.0, 2.0, 1.0, 3.0, -0.5, 2.0}, dev);
     auto [v, i] = x.sort_with_indices(0);
@@ -693,7 +693,7 @@ TEST(VulkanOps, Sorting) {
 // ================================================================ indexing
 
 TEST(VulkanOps, GatherScatterSelect) {
-  EMBER_REQUIRE_VULKAN();
+  EMBER_REQUIRE_GPU_DEVICE();
   check("gather", [](const Device& dev) -> Outs {
     auto x = uni<3>({3, 4, 5}, 71, dev);
     auto i0 = randint<3>({2, 4, 5}, 72, 0, 2, dev);
@@ -784,7 +784,7 @@ TEST(VulkanOps, GatherScatterSelect) {
 // ================================================================ slicing
 
 TEST(VulkanOps, Slicing) {
-  EMBER_REQUIRE_VULKAN();
+  EMBER_REQUIRE_GPU_DEVICE();
   check("slice with steps, negative steps and negative indices", [](const Device& dev) -> Outs {
     auto x = seqf<2>({6, 7}, dev);
     auto v = uni<1>({10}, 91, dev);
@@ -850,7 +850,7 @@ TEST(VulkanOps, Slicing) {
 // ================================================================ shape and layout
 
 TEST(VulkanOps, ShapeOps) {
-  EMBER_REQUIRE_VULKAN();
+  EMBER_REQUIRE_GPU_DEVICE();
   check("reshape/permute/movedim/swap/transpose/flip", [](const Device& dev) -> Outs {
     auto x = uni<3>({2, 3, 4}, 101, dev);
     auto y = uni<4>({2, 3, 4, 5}, 102, dev);
@@ -925,7 +925,7 @@ TEST(VulkanOps, ShapeOps) {
 // concat and the ops built on it (cat, stack, roll, cartesian_grid); a regression test for the
 // part selection once taking every element from the first part.
 TEST(VulkanOps, CatStackRoll) {
-  EMBER_REQUIRE_VULKAN();
+  EMBER_REQUIRE_GPU_DEVICE();
   check("cat/stack", [](const Device& dev) -> Outs {
     auto a = uni<2>({2, 3}, 109, dev);
     auto b = uni<2>({1, 3}, 110, dev);
@@ -972,7 +972,7 @@ TEST(VulkanOps, CatStackRoll) {
 // ================================================================ matmul
 
 TEST(VulkanOps, Matmul) {
-  EMBER_REQUIRE_VULKAN();
+  EMBER_REQUIRE_GPU_DEVICE();
   check("2-d matmul of odd sizes", [](const Device& dev) -> Outs {
     auto a = uni<2>({33, 47}, 121, dev);
     auto b = uni<2>({47, 29}, 122, dev);
@@ -1051,7 +1051,7 @@ TEST(VulkanOps, Matmul) {
 // ================================================================ dtypes and casts
 
 TEST(VulkanOps, Casts) {
-  EMBER_REQUIRE_VULKAN();
+  EMBER_REQUIRE_GPU_DEVICE();
   check("float casts and round trips", [](const Device& dev) -> Outs {
     auto x = uni<2>({6, 7}, 151, dev, -100.0, 100.0);
     auto big = Tensor<1>::from_data(
@@ -1136,7 +1136,7 @@ TEST(VulkanOps, Casts) {
 // ================================================================ int and bool ops
 
 TEST(VulkanOps, IntOps) {
-  EMBER_REQUIRE_VULKAN();
+  EMBER_REQUIRE_GPU_DEVICE();
   check("integer div/rem with negative operands", [](const Device& dev) -> Outs {
     auto a = Tensor<1, Int>::from_ints({7, -7, 7, -7, 6, -6, 0, 1, -1, 13, -13}, dev);
     auto b = Tensor<1, Int>::from_ints({2, 2, -2, -2, 3, 3, 5, 4, -4, -5, 5}, dev);
@@ -1184,7 +1184,7 @@ TEST(VulkanOps, IntOps) {
 }
 
 TEST(VulkanOps, BoolOps) {
-  EMBER_REQUIRE_VULKAN();
+  EMBER_REQUIRE_GPU_DEVICE();
   check("logic", [](const Device& dev) -> Outs {
     auto a = randbool<2>({5, 7}, 171, dev);
     auto b = randbool<2>({5, 7}, 172, dev);
@@ -1206,7 +1206,7 @@ TEST(VulkanOps, BoolOps) {
 // ================================================================ activations, grid, linalg
 
 TEST(VulkanOps, Activations) {
-  EMBER_REQUIRE_VULKAN();
+  EMBER_REQUIRE_GPU_DEVICE();
   check(
       "pointwise activations",
       [](const Device& dev) -> Outs {
@@ -1263,7 +1263,7 @@ TEST(VulkanOps, Activations) {
 }
 
 TEST(VulkanOps, GridAndNorms) {
-  EMBER_REQUIRE_VULKAN();
+  EMBER_REQUIRE_GPU_DEVICE();
   check("meshgrid", [](const Device& dev) -> Outs {
     auto a = uni<1>({3}, 191, dev);
     auto b = uni<1>({4}, 192, dev);
@@ -1299,7 +1299,7 @@ TEST(VulkanOps, GridAndNorms) {
 // ================================================================ composition
 
 TEST(VulkanOps, ViewsFeedingOps) {
-  EMBER_REQUIRE_VULKAN();
+  EMBER_REQUIRE_GPU_DEVICE();
   check("view chains into elementwise and reductions", [](const Device& dev) -> Outs {
     auto x = uni<3>({4, 5, 6}, 201, dev);
     auto y = uni<3>({6, 4, 5}, 202, dev);
@@ -1344,7 +1344,7 @@ TEST(VulkanOps, ViewsFeedingOps) {
 }
 
 TEST(VulkanOps, FusionShapes) {
-  EMBER_REQUIRE_VULKAN();
+  EMBER_REQUIRE_GPU_DEVICE();
   check("long elementwise chain", [](const Device& dev) -> Outs {
     auto x = uni<2>({16, 40}, 211, dev);
     auto y = uni<2>({1, 40}, 212, dev, 0.5, 1.5);
@@ -1401,7 +1401,7 @@ TEST(VulkanOps, FusionShapes) {
 }
 
 TEST(VulkanOps, SizeZeroAndSizeOne) {
-  EMBER_REQUIRE_VULKAN();
+  EMBER_REQUIRE_GPU_DEVICE();
   check("size-0 dims through ops", [](const Device& dev) -> Outs {
     auto z = Tensor<2>::zeros({0, 3}, dev);
     auto zi = Tensor<2, Int>::zeros({0, 3}, dev);
@@ -1438,7 +1438,7 @@ TEST(VulkanOps, SizeZeroAndSizeOne) {
 }
 
 TEST(VulkanOps, LargerShapes) {
-  EMBER_REQUIRE_VULKAN();
+  EMBER_REQUIRE_GPU_DEVICE();
   check("more elements than one workgroup", [](const Device& dev) -> Outs {
     auto x = uni<2>({60, 65}, 241, dev);
     auto y = uni<2>({65, 60}, 242, dev);
@@ -1453,7 +1453,7 @@ TEST(VulkanOps, LargerShapes) {
 }
 
 TEST(VulkanOps, IndexingAndSortingOnViews) {
-  EMBER_REQUIRE_VULKAN();
+  EMBER_REQUIRE_GPU_DEVICE();
   check("gather/scatter/select/sort/topk on non-contiguous views", [](const Device& dev) -> Outs {
     auto x = uni<3>({4, 5, 6}, 271, dev);
     auto xt = x.permute({2, 0, 1});  // [6, 4, 5]
@@ -1483,7 +1483,7 @@ TEST(VulkanOps, IndexingAndSortingOnViews) {
 }
 
 TEST(VulkanOps, MoreDtypesAndReductions) {
-  EMBER_REQUIRE_VULKAN();
+  EMBER_REQUIRE_GPU_DEVICE();
   check("long inner dim matmul", [](const Device& dev) -> Outs {
     auto a = uni<2>({2, 1500}, 281, dev);
     auto b = uni<2>({1500, 2}, 282, dev);
@@ -1535,7 +1535,7 @@ TEST(VulkanOps, MoreDtypesAndReductions) {
 // ================================================================ information, data, printing
 
 TEST(VulkanOps, InformationAndPrinting) {
-  EMBER_REQUIRE_VULKAN();
+  EMBER_REQUIRE_GPU_DEVICE();
   check("information read back into tensors", [](const Device& dev) -> Outs {
     auto x = uni<3>({2, 3, 4}, 251, dev);
     auto y = x.permute({2, 0, 1}).slice({Range(0, 4, 2)});
@@ -1604,7 +1604,7 @@ void expect_values(const std::string& what, const Tensor<D, K>& t,
 }
 
 TEST(VulkanOps, GatherOutOfRangeThrowsAtRead) {
-  EMBER_REQUIRE_VULKAN();
+  EMBER_REQUIRE_GPU_DEVICE();
   Device dev = testing::gpu_device();
   fused_and_unfused([&] {
     auto x = Tensor<2>::from_data({{1.0, 2.0}, {3.0, 4.0}}, dev);
@@ -1625,7 +1625,7 @@ TEST(VulkanOps, GatherOutOfRangeThrowsAtRead) {
 }
 
 TEST(VulkanOps, GatherOutOfRangeSiblingReadFirst) {
-  EMBER_REQUIRE_VULKAN();
+  EMBER_REQUIRE_GPU_DEVICE();
   Device dev = testing::gpu_device();
   fused_and_unfused([&] {
     auto x = Tensor<2>::from_data({{1.0, 2.0}, {3.0, 4.0}}, dev);
@@ -1639,7 +1639,7 @@ TEST(VulkanOps, GatherOutOfRangeSiblingReadFirst) {
 }
 
 TEST(VulkanOps, GatherNegativeAndComputedIndexThrows) {
-  EMBER_REQUIRE_VULKAN();
+  EMBER_REQUIRE_GPU_DEVICE();
   Device dev = testing::gpu_device();
   fused_and_unfused([&] {
     auto x = Tensor<1>::from_data({1.0, 2.0, 3.0}, dev);
@@ -1657,7 +1657,7 @@ TEST(VulkanOps, GatherNegativeAndComputedIndexThrows) {
 }
 
 TEST(VulkanOps, ScatterAndSelectAssignOutOfRangeThrow) {
-  EMBER_REQUIRE_VULKAN();
+  EMBER_REQUIRE_GPU_DEVICE();
   Device dev = testing::gpu_device();
   fused_and_unfused([&] {
     auto x = Tensor<2>::zeros({2, 3}, dev);
@@ -1672,7 +1672,7 @@ TEST(VulkanOps, ScatterAndSelectAssignOutOfRangeThrow) {
 }
 
 TEST(VulkanOps, IntegerDivisionByZeroThrowsAtRead) {
-  EMBER_REQUIRE_VULKAN();
+  EMBER_REQUIRE_GPU_DEVICE();
   Device dev = testing::gpu_device();
   fused_and_unfused([&] {
     auto a = Tensor<1, Int>::from_ints({4, 6, -9}, dev);
@@ -1687,7 +1687,7 @@ TEST(VulkanOps, IntegerDivisionByZeroThrowsAtRead) {
 }
 
 TEST(VulkanOps, IntegerRemainderByZeroThrowsAtRead) {
-  EMBER_REQUIRE_VULKAN();
+  EMBER_REQUIRE_GPU_DEVICE();
   Device dev = testing::gpu_device();
   fused_and_unfused([&] {
     auto a = Tensor<1, Int>::from_ints({4, 6, -9}, dev);

@@ -5,6 +5,7 @@
 #include "frontend/activation.h"
 #include "frontend/device.h"
 #include "frontend/distribution.h"
+#include "frontend/fusion_guard.h"
 #include "frontend/grid.h"
 #include "frontend/linalg.h"
 #include "frontend/print.h"
@@ -15,15 +16,6 @@
 #include "ir/error.h"
 
 namespace ember {
-
-// Scoped switch between fused kernels and one kernel per primitive (EMBER_FUSION=0 globally).
-class FusionGuard {
- public:
-  explicit FusionGuard(bool enabled);
-  ~FusionGuard();
-  FusionGuard(const FusionGuard&) = delete;
-  FusionGuard& operator=(const FusionGuard&) = delete;
-};
 
 // Prints a closeness report of two tensors for a range of tolerances (see print.h).
 template <int D, class K>

@@ -1,6 +1,6 @@
 #pragma once
-// Shared by the Vulkan suites: device availability, running one program on two devices, and
-// comparing their outputs.
+// Shared by the GPU suites (Vulkan, or CUDA with EMBER_TEST_DEVICE=cuda:0): device availability,
+// running one program on two devices, and comparing their outputs.
 #include <ember/ember.h>
 #include <gtest/gtest.h>
 
@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <functional>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "jit/fusion_switch.h"
@@ -20,14 +21,15 @@ inline Device gpu_device() {
   return env != nullptr && *env != '\0' ? Device::parse(env) : Device::vulkan(0);
 }
 
-inline bool have_vulkan() { return gpu_device().is_available(); }
+inline bool have_gpu_device() { return gpu_device().is_available(); }
 
-// Skips without a Vulkan device, unless EMBER_REQUIRE_VULKAN is set (CI): then it fails, so a
-// missing driver cannot pass as a green run.
-#define EMBER_REQUIRE_VULKAN()                                             \
-  if (!::ember::testing::have_vulkan()) {                                  \
-    if (std::getenv("EMBER_REQUIRE_VULKAN")) FAIL() << "no Vulkan device"; \
-    GTEST_SKIP() << "no Vulkan device";                                    \
+// Skips without the test device, unless EMBER_REQUIRE_VULKAN is set (CI, the GPU machine): then
+// it fails, so a missing driver cannot pass as a green run.
+#define EMBER_REQUIRE_GPU_DEVICE()                                            \
+  if (!::ember::testing::have_gpu_device()) {                                 \
+    std::string name_ = ::ember::testing::gpu_device().to_string();           \
+    if (std::getenv("EMBER_REQUIRE_VULKAN")) FAIL() << "no device " << name_; \
+    GTEST_SKIP() << "no device " << name_;                                    \
   }
 
 // A program builds its inputs from host data (identical on every device) and returns outputs.
