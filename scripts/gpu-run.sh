@@ -36,10 +36,11 @@ done
 for dev in ${EMBER_BENCH_DEVICES:-vulkan cuda}; do
   EMBER_DEVICE=$dev $bin/ember_bench --benchmark_min_time=${EMBER_BENCH_MIN_TIME:-0.2} \
     ${EMBER_BENCH_FILTER:+--benchmark_filter=$EMBER_BENCH_FILTER} \
-    2>&1 | tee "$out/ember_bench_$dev.txt"
+    --benchmark_out="$out/ember_bench_$dev.json" --benchmark_out_format=json
 done
 if [ -f bench/torch_reference.py ] && command -v python3 > /dev/null; then
   PYTHONUNBUFFERED=1 python3 bench/torch_reference.py > "$out/torch.json" 2> "$out/torch.err"
   echo "torch_reference exit $?" | tee -a "$out/summary.txt"
   cat "$out/torch.json"
 fi
+python3 bench/report.py "$out"/ember_bench_*.json "$out/torch.json" | tee -a "$out/summary.txt"

@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   # toolchain
-  g++ cmake ninja-build ccache pkg-config git clang-format
+  g++ cmake ninja-build ccache pkg-config git clang-format python3
   # Vulkan: loader, headers, Mesa's lavapipe (CPU driver), tools
   libvulkan-dev mesa-vulkan-drivers vulkan-tools spirv-tools
   # GLSL -> SPIR-V
