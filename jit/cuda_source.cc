@@ -133,9 +133,11 @@ class Cuda final : public Dialect {
     std::string s = absl::StrCat("extern \"C\" __global__ void __launch_bounds__(",
                                  k.workgroup_size, ") ", kCudaEntry, "(const Params P_");
     for (size_t i = 0; i < k.buffers.size(); ++i) {
-      // No __restrict__: an output may take the buffer of an input that dies in this kernel.
+      // __restrict__ (read-only loads through the non-coherent cache) unless an output may take
+      // the buffer of an input that dies in this kernel.
       absl::StrAppend(&s, ", ", k.buffers[i].written ? "" : "const ",
-                      storage_type(k.buffers[i].dtype), "* b", i);
+                      storage_type(k.buffers[i].dtype), "*",
+                      k.buffers_may_alias ? "" : " __restrict__", " b", i);
     }
     if (k.uses_errors) s += ", uint* E";
     s += ") {\n";

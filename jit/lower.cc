@@ -455,6 +455,7 @@ LoweredKernel lower_kernel(const ir::Graph& g, const Plan& plan, int kernel,
   out.error_sites = e.error_sites();
   out.fused_nodes = e.fused_nodes() + static_cast<int>(kp.reductions.size()) + (kp.anchor >= 0);
   if (kp.kind == KernelKind::Pointwise) {
+    out.desc.buffers_may_alias = true;
     for (size_t i = 0; i < out.bindings.size(); ++i) {
       if (!out.writes[i] && e.read_only_at_home(out.bindings[i])) {
         out.in_place_candidates.push_back(out.bindings[i]);
