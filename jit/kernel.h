@@ -104,6 +104,9 @@ struct KernelDesc {
   int num_params = 0;
   uint32_t workgroup_size = 256;
   bool uses_errors = false;  // binds the error buffer after the tensors
+  // Pointwise kernels may write an output over an input's buffer (in-place reuse); other kernels
+  // never see aliased buffers, so targets may promise the compiler there is no aliasing.
+  bool buffers_may_alias = false;
   // Parameters travel as push constants when they fit the 128 bytes every device offers,
   // else in a storage buffer at binding 0.
   static constexpr int kMaxPushWords = 32;
