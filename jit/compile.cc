@@ -27,7 +27,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // Bumped whenever rendering or compile options change, so stale binaries are never reused.
-constexpr uint32_t kCacheFormat = 10;
+constexpr uint32_t kCacheFormat = 11;
 constexpr uint32_t kMagic = 0x4b424d45;  // "EMBK"
 
 std::string compiler_id() {

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "jit/helpers.h"
 #include "jit/render.h"
 
 namespace ember::jit {
@@ -74,25 +75,7 @@ __device__ float philox_sample(uint lo, uint hi, uint k0, uint k1, float a, floa
 
 // "T" is replaced by the type name.
 constexpr const char* kFloatHelpers = R"(
-__device__ __forceinline__ T frem_T(T a, T b) {
-  T r = (isinf(b) && !isinf(a)) ? a : a - b * trunc(a / b);
-  return (r != T(0) && ((r < T(0)) != (b < T(0)))) ? r + b : r;
-}
 __device__ __forceinline__ T fpow_T(T a, T b) { return pow(a, b); }
-)";
-
-constexpr const char* kIntHelpers = R"(
-__device__ __forceinline__ T irem_T(T a, T b) {
-  if (b == T(0)) return T(0);
-  T r = a - (a / b) * b;
-  return (r != T(0) && ((r < T(0)) != (b < T(0)))) ? r + b : r;
-}
-__device__ __forceinline__ T ipow_T(T base, T e) {
-  if (e < T(0)) return base == T(1) ? T(1) : (base == T(-1) ? ((e % T(2)) == T(0) ? T(1) : T(-1)) : T(0));
-  T r = T(1);
-  while (e > T(0)) { if ((e & T(1)) != T(0)) r *= base; base *= base; e >>= T(1); }
-  return r;
-}
 )";
 
 class Cuda final : public Dialect {
@@ -120,10 +103,13 @@ class Cuda final : public Dialect {
     std::set<CType> used;
     for (const Expr& e : k.exprs) used.insert(e.type);
     for (CType t : {CType::Float, CType::Double}) {
-      if (used.count(t)) s += absl::StrReplaceAll(kFloatHelpers, {{"T", type(t)}});
+      if (used.count(t)) {
+        s += absl::StrReplaceAll(kFloatHelpers, {{"T", type(t)}});
+        s += instantiate(kFloatRemainder, type(t), "__device__ __forceinline__");
+      }
     }
     for (CType t : {CType::Int, CType::Int64}) {
-      if (used.count(t)) s += absl::StrReplaceAll(kIntHelpers, {{"T", type(t)}});
+      if (used.count(t)) s += instantiate(kIntHelpers, type(t), "__device__ __forceinline__");
     }
     absl::StrAppend(&s, "struct Params { uint p[", std::max(1, k.num_params), "]; };\n");
     return s;

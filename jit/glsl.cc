@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "jit/helpers.h"
 #include "jit/render.h"
 
 namespace ember::jit {
@@ -36,11 +37,6 @@ std::string storage_type(DType t) {
 
 // Helpers for each arithmetic type a kernel uses; "T" is replaced by the type name.
 constexpr const char* kFloatHelpers = R"(
-T frem_T(T a, T b) {
-  // fmod, then the sign of the divisor (PyTorch's remainder); an infinite divisor leaves a.
-  T r = (isinf(b) && !isinf(a)) ? a : a - b * trunc(a / b);
-  return (r != T(0) && ((r < T(0)) != (b < T(0)))) ? r + b : r;
-}
 T fpow_T(T a, T b) {
   if (b == T(0) || a == T(1)) return T(1);
   if (a == T(-1) && isinf(b)) return T(1);
@@ -49,20 +45,6 @@ T fpow_T(T a, T b) {
   if (floor(b) != b) return T(0) / T(0);
   T r = T(pow(float(-a), float(b)));
   return (mod(b, T(2)) == T(1)) ? -r : r;
-}
-)";
-
-constexpr const char* kIntHelpers = R"(
-T irem_T(T a, T b) {
-  if (b == T(0)) return T(0);
-  T r = a - (a / b) * b;
-  return (r != T(0) && ((r < T(0)) != (b < T(0)))) ? r + b : r;
-}
-T ipow_T(T base, T e) {
-  if (e < T(0)) return base == T(1) ? T(1) : (base == T(-1) ? ((e % T(2)) == T(0) ? T(1) : T(-1)) : T(0));
-  T r = T(1);
-  while (e > T(0)) { if ((e & T(1)) != T(0)) r *= base; base *= base; e >>= T(1); }
-  return r;
 }
 )";
 
@@ -211,10 +193,13 @@ class Glsl final : public Dialect {
     if (arg) s += "shared uint red_index[gl_WorkGroupSize.x];\n";
     s += kCommonHelpers;
     for (CType t : {CType::Float, CType::Double}) {
-      if (used.count(t)) s += absl::StrReplaceAll(kFloatHelpers, {{"T", type(t)}});
+      if (used.count(t)) {
+        s += absl::StrReplaceAll(kFloatHelpers, {{"T", type(t)}});
+        s += instantiate(kFloatRemainder, type(t), "");
+      }
     }
     for (CType t : {CType::Int, CType::Int64}) {
-      if (used.count(t)) s += absl::StrReplaceAll(kIntHelpers, {{"T", type(t)}});
+      if (used.count(t)) s += instantiate(kIntHelpers, type(t), "");
     }
     return s;
   }
