@@ -1,5 +1,6 @@
 #include "ir/error.h"
 #include "runtime/backend.h"
+#include "runtime/cpu/kernels.h"
 
 namespace ember::runtime {
 
@@ -18,6 +19,22 @@ Array Array::contiguous(std::shared_ptr<Buffer> buffer, TensorType type) {
   a.type = std::move(type);
   a.buffer = std::move(buffer);
   return a;
+}
+
+std::pair<int64_t, int64_t> Array::span() const {
+  int64_t lo = offset, hi = offset;
+  for (int d = 0; d < type.shape.rank(); ++d) {
+    int64_t reach = (type.shape[d] - 1) * strides[d];
+    (reach < 0 ? lo : hi) += reach;
+  }
+  return {lo, hi};
+}
+
+void gather_span(const Array& a, const std::byte* span_start, void* dst) {
+  int64_t elem = static_cast<int64_t>(dtype_size(a.type.dtype));
+  auto dense = a.type.shape.contiguous_strides();
+  cpu::copy_strided(a.type, span_start + (a.offset - a.span().first) * elem, a.strides.data(), dst,
+                    dense.data());
 }
 
 Array Backend::allocate(const TensorType&) {

@@ -29,7 +29,13 @@ struct Array {
 
   bool is_contiguous() const;
   static Array contiguous(std::shared_ptr<Buffer> buffer, TensorType type);
+  // The element range [first, last] of the buffer the view touches (non-empty views).
+  std::pair<int64_t, int64_t> span() const;
 };
+
+// Writes a non-empty view's elements densely to `dst`, given host memory `span_start` holding the
+// view's span (from element span().first on): how GPU backends finish a download.
+void gather_span(const Array& a, const std::byte* span_start, void* dst);
 
 enum class DeviceKind : uint8_t { Cpu, Vulkan, Cuda };
 

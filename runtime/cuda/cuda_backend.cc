@@ -7,7 +7,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "ir/error.h"
-#include "runtime/cpu/kernels.h"
 #include "runtime/cuda/cuda_api.h"
 
 namespace ember::runtime {
@@ -98,18 +97,12 @@ class CudaBackend final : public Backend {
   void download(const Array& a, void* dst) override {
     sync();
     if (a.type.shape.numel() == 0) return;
-    int64_t lo = a.offset, hi = a.offset;
-    for (int d = 0; d < a.type.shape.rank(); ++d) {
-      int64_t reach = (a.type.shape[d] - 1) * a.strides[d];
-      (reach < 0 ? lo : hi) += reach;
-    }
+    auto [lo, hi] = a.span();
     size_t elem = dtype_size(a.type.dtype);
     std::vector<std::byte> host(static_cast<size_t>(hi - lo + 1) * elem);
     auto* buf = static_cast<CudaBuffer*>(a.buffer.get());
     check(d_->cuMemcpyDtoH(host.data(), buf->ptr() + lo * elem, host.size()), "cuMemcpyDtoH");
-    auto dense = a.type.shape.contiguous_strides();
-    cpu::copy_strided(a.type, host.data() + (a.offset - lo) * static_cast<int64_t>(elem),
-                      a.strides.data(), dst, dense.data());
+    gather_span(a, host.data(), dst);
   }
 
   Array run_primitive(const ir::Node& node, std::span<const Array>) override {

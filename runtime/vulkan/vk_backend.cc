@@ -8,7 +8,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "ir/error.h"
-#include "runtime/cpu/kernels.h"
 #include "runtime/vulkan/vk_context.h"
 #include "runtime/vulkan/vk_memory.h"
 
@@ -233,15 +232,11 @@ void VulkanBackend::download(const Array& a, void* dst) {
   int64_t n = a.type.shape.numel();
   if (n == 0) return;
   // The element span the view touches, copied to the host, then gathered in logical order.
-  int64_t lo = a.offset, hi = a.offset;
-  for (int d = 0; d < a.type.shape.rank(); ++d) {
-    int64_t reach = (a.type.shape[d] - 1) * a.strides[d];
-    (reach < 0 ? lo : hi) += reach;
-  }
+  auto [lo, hi] = a.span();
   size_t elem = dtype_size(a.type.dtype);
   auto* buf = static_cast<VulkanBuffer*>(a.buffer.get());
   size_t span = static_cast<size_t>(hi - lo + 1) * elem;
-  const std::byte* host = buf->mapped();
+  const std::byte* host = buf->mapped() ? buf->mapped() + lo * static_cast<int64_t>(elem) : nullptr;
   std::shared_ptr<VulkanBuffer> staging;
   if (host == nullptr) {
     staging = host_mem_.allocate(span);
@@ -249,11 +244,9 @@ void VulkanBackend::download(const Array& a, void* dst) {
       VkBufferCopy region{buf->offset() + lo * elem, staging->offset(), span};
       ctx_.api().vkCmdCopyBuffer(cmd, buf->vk_buffer(), staging->vk_buffer(), 1, &region);
     });
-    host = staging->mapped() - lo * static_cast<int64_t>(elem);
+    host = staging->mapped();
   }
-  auto dense = a.type.shape.contiguous_strides();
-  cpu::copy_strided(a.type, host + a.offset * static_cast<int64_t>(elem), a.strides.data(), dst,
-                    dense.data());
+  gather_span(a, host, dst);
 }
 
 void VulkanBackend::begin_if_needed() {

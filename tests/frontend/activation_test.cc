@@ -17,15 +17,10 @@ namespace {
 using testing::expect_error;
 using testing::expect_tensor;
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using testing::kInf;
+using testing::kNaN;
 
-template <class F>
-std::vector<double> map(const std::vector<double>& xs, F f) {
-  std::vector<double> out;
-  for (double x : xs) out.push_back(f(x));
-  return out;
-}
+using testing::map;
 
 // A tensor of f32 values (all inputs below are exactly representable in f32).
 template <int D = 1>

@@ -16,16 +16,10 @@ namespace {
 using testing::expect_error;
 using testing::expect_tensor;
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using testing::kInf;
+using testing::kNaN;
 
-// Applies `f` to each value (computed in double from the f32 inputs).
-template <class F>
-std::vector<double> map(const std::vector<double>& xs, F f) {
-  std::vector<double> out;
-  for (double x : xs) out.push_back(f(x));
-  return out;
-}
+using testing::map;
 
 Tensor<1> vec(const std::vector<double>& xs) {
   std::vector<float> f(xs.begin(), xs.end());

@@ -15,8 +15,8 @@ namespace {
 using testing::expect_error;
 using testing::expect_tensor;
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using testing::kInf;
+using testing::kNaN;
 
 // ---------------------------------------------------------------- creation
 

@@ -5,10 +5,22 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
 namespace ember::testing {
+
+inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+inline constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// Applies `f` to each value: expected results computed in plain C++.
+template <class F>
+std::vector<double> map(const std::vector<double>& xs, F f) {
+  std::vector<double> out;
+  for (double x : xs) out.push_back(f(x));
+  return out;
+}
 
 // Expects `t` to have `shape` and elements close to `expected` (row-major). NaN matches NaN.
 template <int D, class K>

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "tests/frontend/test_util.h"
 #include "tests/jit/gpu_util.h"
 
 namespace ember {
@@ -24,8 +25,8 @@ using testing::host_uniform;
 using testing::Program;
 using Outs = std::vector<RawTensor>;
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using testing::kInf;
+using testing::kNaN;
 
 // Runs `p` on the CPU and on Vulkan, fused and unfused. A throw (on either device) is a failure
 // naming `what`, and the fusion switch is restored so later checks run as intended.
@@ -39,20 +40,7 @@ void check(const std::string& what, const Program& p, double rtol = 1e-4, double
   }
 }
 
-// Expects `f` to throw ember::Error whose message contains every one of `parts`.
-template <class F>
-void expect_error(F&& f, const std::vector<std::string>& parts) {
-  try {
-    f();
-    ADD_FAILURE() << "expected ember::Error";
-  } catch (const Error& e) {
-    std::string msg = e.what();
-    for (const auto& part : parts) {
-      EXPECT_NE(msg.find(part), std::string::npos)
-          << "message '" << msg << "' lacks '" << part << "'";
-    }
-  }
-}
+using testing::expect_error;
 
 // ---------------------------------------------------------------- input builders
 
