@@ -1,9 +1,11 @@
 #include "frontend/primitives.h"
 
 #include <atomic>
+#include <span>
 
 #include "frontend/random_state.h"
 #include "frontend/stream.h"
+#include "frontend/tape.h"
 
 namespace ember::prim {
 
@@ -12,10 +14,25 @@ using ir::Builder;
 
 namespace {
 
-// Records a primitive with inputs on the first input's device.
+// Records a primitive reading `inputs` on the first input's device, extending the autodiff tape
+// when one of them is tracked.
 template <class F>
-RawTensor on(const RawTensor& first, F&& build) {
-  return Stream::of(first.device()).record(std::forward<F>(build));
+RawTensor on_inputs(std::span<const RawTensor* const> inputs, F&& build) {
+  Stream& stream = Stream::of(inputs[0]->device());
+  if (!detail::tracking(inputs)) return stream.record(std::forward<F>(build));
+  ir::Node recorded;
+  RawTensor out = stream.record([&](Builder& b, auto&& bind) {
+    ir::ValueId id = build(b, bind);
+    recorded = b.node(id);
+    return id;
+  });
+  return detail::track(out, recorded, inputs);
+}
+
+template <class F>
+RawTensor on(std::initializer_list<const RawTensor*> inputs, F&& build) {
+  return on_inputs(std::span<const RawTensor* const>(inputs.begin(), inputs.size()),
+                   std::forward<F>(build));
 }
 
 }  // namespace
@@ -43,11 +60,11 @@ RawTensor from_data(const TensorData& data, const Device& device) {
 }
 
 RawTensor unary(ir::UnaryFn fn, const RawTensor& x) {
-  return on(x, [&](Builder& b, auto&& bind) { return b.unary(fn, bind(x)); });
+  return on({&x}, [&](Builder& b, auto&& bind) { return b.unary(fn, bind(x)); });
 }
 
 RawTensor binary(ir::BinaryFn fn, const RawTensor& a, const RawTensor& c) {
-  return on(a, [&](Builder& b, auto&& bind) { return b.binary(fn, bind(a), bind(c)); });
+  return on({&a, &c}, [&](Builder& b, auto&& bind) { return b.binary(fn, bind(a), bind(c)); });
 }
 
 RawTensor scalar_like(const RawTensor& x, ir::Scalar s, DType dtype) {
@@ -60,44 +77,46 @@ RawTensor binary_scalar(ir::BinaryFn fn, const RawTensor& x, ir::Scalar s, bool 
 }
 
 RawTensor where(const RawTensor& cond, const RawTensor& a, const RawTensor& c) {
-  return on(cond, [&](Builder& b, auto&& bind) { return b.where(bind(cond), bind(a), bind(c)); });
+  return on({&cond, &a, &c},
+            [&](Builder& b, auto&& bind) { return b.where(bind(cond), bind(a), bind(c)); });
 }
 
 RawTensor cast(const RawTensor& x, DType dtype) {
   if (x.dtype() == dtype) return x;
-  return on(x, [&](Builder& b, auto&& bind) { return b.cast(bind(x), dtype); });
+  return on({&x}, [&](Builder& b, auto&& bind) { return b.cast(bind(x), dtype); });
 }
 
 RawTensor reduce(ir::ReduceFn fn, const RawTensor& x, int axis, DType index_dtype) {
-  return on(x, [&](Builder& b, auto&& bind) { return b.reduce(fn, bind(x), axis, index_dtype); });
+  return on({&x},
+            [&](Builder& b, auto&& bind) { return b.reduce(fn, bind(x), axis, index_dtype); });
 }
 
 RawTensor reshape(const RawTensor& x, const Shape& shape) {
   if (x.shape() == shape) return x;
-  return on(x, [&](Builder& b, auto&& bind) { return b.reshape(bind(x), shape); });
+  return on({&x}, [&](Builder& b, auto&& bind) { return b.reshape(bind(x), shape); });
 }
 
 RawTensor permute(const RawTensor& x, const std::vector<int>& perm) {
-  return on(x, [&](Builder& b, auto&& bind) { return b.permute(bind(x), perm); });
+  return on({&x}, [&](Builder& b, auto&& bind) { return b.permute(bind(x), perm); });
 }
 
 RawTensor expand(const RawTensor& x, const Shape& shape) {
   if (x.shape() == shape) return x;
-  return on(x, [&](Builder& b, auto&& bind) { return b.expand(bind(x), shape); });
+  return on({&x}, [&](Builder& b, auto&& bind) { return b.expand(bind(x), shape); });
 }
 
 RawTensor slice(const RawTensor& x, const std::vector<int64_t>& starts,
                 const std::vector<int64_t>& counts, const std::vector<int64_t>& steps) {
-  return on(x, [&](Builder& b, auto&& bind) { return b.slice(bind(x), starts, counts, steps); });
+  return on({&x}, [&](Builder& b, auto&& bind) { return b.slice(bind(x), starts, counts, steps); });
 }
 
 RawTensor flip(const RawTensor& x, const std::vector<int>& axes) {
-  return on(x, [&](Builder& b, auto&& bind) { return b.flip(bind(x), axes); });
+  return on({&x}, [&](Builder& b, auto&& bind) { return b.flip(bind(x), axes); });
 }
 
 RawTensor pad(const RawTensor& x, const std::vector<int64_t>& before,
               const std::vector<int64_t>& after, ir::Scalar value) {
-  return on(x, [&](Builder& b, auto&& bind) { return b.pad(bind(x), before, after, value); });
+  return on({&x}, [&](Builder& b, auto&& bind) { return b.pad(bind(x), before, after, value); });
 }
 
 RawTensor concat(const std::vector<RawTensor>& xs, int axis) {
@@ -105,7 +124,9 @@ RawTensor concat(const std::vector<RawTensor>& xs, int axis) {
     ir::Graph g;
     ir::Builder(g).concat({}, axis);  // throws the builder's error
   }
-  return on(xs[0], [&](Builder& b, auto&& bind) {
+  std::vector<const RawTensor*> inputs;
+  for (const RawTensor& x : xs) inputs.push_back(&x);
+  return on_inputs(inputs, [&](Builder& b, auto&& bind) {
     std::vector<ir::ValueId> ids;
     for (const RawTensor& x : xs) ids.push_back(bind(x));
     return b.concat(ids, axis);
@@ -113,22 +134,23 @@ RawTensor concat(const std::vector<RawTensor>& xs, int axis) {
 }
 
 RawTensor matmul(const RawTensor& a, const RawTensor& c) {
-  return on(a, [&](Builder& b, auto&& bind) { return b.matmul(bind(a), bind(c)); });
+  return on({&a, &c}, [&](Builder& b, auto&& bind) { return b.matmul(bind(a), bind(c)); });
 }
 
 RawTensor gather(const RawTensor& x, int axis, const RawTensor& index) {
-  return on(x, [&](Builder& b, auto&& bind) { return b.gather(bind(x), axis, bind(index)); });
+  return on({&x, &index},
+            [&](Builder& b, auto&& bind) { return b.gather(bind(x), axis, bind(index)); });
 }
 
 RawTensor scatter_add(const RawTensor& x, int axis, const RawTensor& index,
                       const RawTensor& values) {
-  return on(x, [&](Builder& b, auto&& bind) {
+  return on({&x, &index, &values}, [&](Builder& b, auto&& bind) {
     return b.scatter_add(bind(x), axis, bind(index), bind(values));
   });
 }
 
 RawTensor sort(const RawTensor& x, int axis, bool descending, bool indices, DType index_dtype) {
-  return on(x, [&](Builder& b, auto&& bind) {
+  return on({&x}, [&](Builder& b, auto&& bind) {
     return b.sort(bind(x), axis, descending, indices, index_dtype);
   });
 }

@@ -10,12 +10,15 @@
 namespace ember {
 namespace detail {
 struct LazyValue;
-}
+struct TapeNode;
+}  // namespace detail
 
 class RawTensor {
  public:
   RawTensor() = default;
-  explicit RawTensor(std::shared_ptr<detail::LazyValue> v) : value_(std::move(v)) {}
+  explicit RawTensor(std::shared_ptr<detail::LazyValue> v,
+                     std::shared_ptr<detail::TapeNode> tape = nullptr)
+      : value_(std::move(v)), tape_(std::move(tape)) {}
 
   bool defined() const { return value_ != nullptr; }
   const TensorType& type() const;
@@ -28,9 +31,14 @@ class RawTensor {
   // Runs pending work if needed and copies the contents to the host.
   TensorData to_data() const;
   const std::shared_ptr<detail::LazyValue>& value() const { return value_; }
+  // The autodiff record of how this value was computed from tracked tensors, or null.
+  const std::shared_ptr<detail::TapeNode>& tape() const { return tape_; }
+  // The same value, cut from the autodiff record.
+  RawTensor detached() const { return RawTensor(value_); }
 
  private:
   std::shared_ptr<detail::LazyValue> value_;
+  std::shared_ptr<detail::TapeNode> tape_;
 };
 
 }  // namespace ember

@@ -78,15 +78,61 @@ ir::ValueId Stream::bind_locked(const RawTensor& t) {
   return id;
 }
 
-RawTensor Stream::finish_record(ir::ValueId id) {
+RawTensor Stream::pending_value(ir::ValueId id) {
   auto v = std::make_shared<LazyValue>();
   v->device = device_;
   v->type = graph_.type(id);
   v->node = id;
   pending_.push_back(v);
+  return RawTensor(std::move(v));
+}
+
+RawTensor Stream::finish_record(ir::ValueId id) {
+  RawTensor t = pending_value(id);
   jit::counters().ops_recorded.fetch_add(1, std::memory_order_relaxed);
   if (graph_.size() >= max_pending_ops()) flush_locked();
-  return RawTensor(std::move(v));
+  return t;
+}
+
+std::vector<RawTensor> Stream::record_graph(const ir::Graph& g,
+                                            const std::vector<RawTensor>& inputs,
+                                            const std::vector<ir::ValueId>& outputs) {
+  std::lock_guard lock(mutex_);
+  int mark = graph_.size();
+  std::vector<ir::ValueId> ids(g.size());
+  // On an error, nodes already appended stay unreferenced and the next flush prunes them.
+  ir::Builder b(graph_);
+  std::vector<ir::ValueId> args;
+  for (ir::ValueId i = 0; i < g.size(); ++i) {
+    const ir::Node& n = g.node(i);
+    if (n.op == ir::OpKind::Input) {
+      ids[i] = bind_locked(inputs[n.get<ir::InputAttrs>().slot]);
+      continue;
+    }
+    args.clear();
+    for (ir::ValueId in : n.inputs) args.push_back(ids[in]);
+    ids[i] = b.replay(n, args);
+  }
+  std::vector<RawTensor> results;
+  absl::flat_hash_map<ir::ValueId, RawTensor> made;  // one value per node: outputs may repeat
+  for (ir::ValueId o : outputs) {
+    auto [it, fresh] = made.try_emplace(ids[o]);
+    if (fresh) it->second = pending_value(ids[o]);
+    results.push_back(it->second);
+  }
+  jit::counters().ops_recorded.fetch_add(graph_.size() - mark, std::memory_order_relaxed);
+  if (graph_.size() >= max_pending_ops()) flush_locked();
+  return results;
+}
+
+std::optional<ir::Node> Stream::source_recipe(const RawTensor& t) {
+  std::lock_guard lock(mutex_);
+  const auto& v = t.value();
+  if (v->node < 0 || v->device != device_) return std::nullopt;
+  const ir::Node& n = graph_.node(v->node);
+  bool source = n.op == ir::OpKind::Full || n.op == ir::OpKind::Iota || n.op == ir::OpKind::Random;
+  if (!source) return std::nullopt;
+  return n;
 }
 
 RawTensor Stream::wrap(runtime::Array array) {

@@ -40,6 +40,14 @@ class Stream {
     return finish_record(id);
   }
 
+  // Records a whole graph (a backward pass): its Input nodes bind `inputs[slot]`, the other nodes
+  // are replayed; returns a tensor per value of `outputs`.
+  std::vector<RawTensor> record_graph(const ir::Graph& g, const std::vector<RawTensor>& inputs,
+                                      const std::vector<ir::ValueId>& outputs);
+  // The recipe of `t` when it is a pending source (full, iota, random): a value backward can
+  // recompute instead of keeping.
+  std::optional<ir::Node> source_recipe(const RawTensor& t);
+
   // Wraps an already computed array.
   RawTensor wrap(runtime::Array array);
   // Computes every pending value that a live tensor still refers to.
@@ -54,6 +62,7 @@ class Stream {
   explicit Stream(Device d) : device_(d) {}
   ir::ValueId bind_locked(const RawTensor& t);
   RawTensor finish_record(ir::ValueId id);
+  RawTensor pending_value(ir::ValueId id);
   void flush_locked();
 
   Device device_;

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "frontend/autodiff.h"
 #include "frontend/kind.h"
 #include "frontend/ops.h"
 #include "frontend/print.h"
@@ -186,6 +187,31 @@ class Tensor {
   RawTensor into_primitive() const { return t_; }
   std::string to_string(std::optional<int> precision = std::nullopt) const {
     return format_tensor(t_, K::kName, precision);
+  }
+
+  // ---------------------------------------------------------------- autodiff (autodiff.h)
+  // This tensor as a tracked leaf: backward() reports its gradient.
+  Tensor require_grad() const requires std::same_as<K, Float> {
+    return Tensor(ember::require_grad(t_));
+  }
+  Tensor set_require_grad(bool on) const requires std::same_as<K, Float> {
+    return on ? require_grad() : detach();
+  }
+  bool is_require_grad() const { return ember::is_require_grad(t_); }
+  // The same value, no longer tracked: gradients stop here.
+  Tensor detach() const { return Tensor(t_.detached()); }
+  // Gradients of this tensor (of its sum when it has several elements) with respect to the
+  // tracked leaves it was computed from; recorded lazily like any op.
+  Gradients backward(
+      std::optional<Checkpointing> policy = std::nullopt) const requires std::same_as<K, Float> {
+    return ember::backward(t_, policy);
+  }
+  // This leaf's gradient in `grads`, if the differentiated value depends on it.
+  std::optional<Tensor> grad(const Gradients& grads) const requires std::same_as<K, Float> {
+    return wrap_optional(grads.get(t_));
+  }
+  std::optional<Tensor> grad_remove(Gradients& grads) const requires std::same_as<K, Float> {
+    return wrap_optional(grads.remove(t_));
   }
 
   // ---------------------------------------------------------------- shape and layout
@@ -517,6 +543,10 @@ class Tensor {
     if (s.rank() != D) detail::throw_wrong_rank(D, s, op);
   }
   static RawTensor prim_from_data(const TensorData& d, const Device& dev);
+  static std::optional<Tensor> wrap_optional(std::optional<RawTensor> t) {
+    if (!t) return std::nullopt;
+    return Tensor(std::move(*t));
+  }
   static std::vector<RawTensor> raws(const std::vector<Tensor>& xs) {
     std::vector<RawTensor> r;
     for (const Tensor& x : xs) r.push_back(x.t_);

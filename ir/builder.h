@@ -55,6 +55,11 @@ class Builder {
   ValueId scatter_add(ValueId x, int axis, ValueId index, ValueId values);
   ValueId sort(ValueId x, int axis, bool descending, bool indices, DType index_dtype = DType::I32);
 
+  // Appends a copy of `n` (any op but Input) reading `inputs` instead of n's own inputs,
+  // re-validated and re-inferred, keeping n's label: how transforms copy nodes between graphs.
+  ValueId replay(const Node& n, const std::vector<ValueId>& inputs);
+  const Node& node(ValueId v) const { return g_.node(v); }
+
  private:
   ValueId add(OpKind op, std::vector<ValueId> inputs, TensorType type, Attrs attrs);
   Graph& g_;

@@ -35,6 +35,7 @@ class Graph {
   int size() const { return static_cast<int>(nodes_.size()); }
   const std::vector<Node>& nodes() const { return nodes_; }
   void clear() { nodes_.clear(); }
+  void set_label(ValueId id, const char* label) { nodes_[id].label = label; }
 
   // Keeps only the nodes that `outputs` depend on, renumbered densely in the original order.
   // Returns the new graph and rewrites `outputs` to the new ids; `old_to_new` (if given)

@@ -11,7 +11,7 @@ packages=(
   # GLSL -> SPIR-V
   libshaderc-dev glslang-dev glslang-tools
   # libraries
-  libsqlite3-dev libabsl-dev libxxhash-dev libeigen3-dev nlohmann-json3-dev
+  libsqlite3-dev libabsl-dev libxxhash-dev libeigen3-dev nlohmann-json3-dev zlib1g-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
   # training example data

@@ -10,8 +10,9 @@ declare -A allowed=(
   [autotune]="ir runtime autotune"
   [jit]="ir runtime kernels autotune jit"
   [frontend]="ir runtime kernels autotune jit frontend"
+  [data]="ir frontend data"
 )
-layers="ir runtime kernels autotune jit frontend"
+layers="ir runtime kernels autotune jit frontend data"
 status=0
 checked=0
 for layer in "${!allowed[@]}"; do

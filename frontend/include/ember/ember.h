@@ -3,6 +3,7 @@
 
 // Ember: the umbrella header. `#include <ember/ember.h>` and `using namespace ember;`.
 #include "frontend/activation.h"
+#include "frontend/autodiff.h"
 #include "frontend/device.h"
 #include "frontend/distribution.h"
 #include "frontend/fusion_guard.h"

@@ -1,0 +1,152 @@
+// backward(): the tape reachable from the root becomes an IR graph whose forward values are
+// either kept ones (graph inputs) or recipes recomputed from them, as the checkpointing policy
+// says; ir::reverse_mode appends the gradient nodes; the stream records the pruned result as
+// ordinary lazy ops, so forward recomputation fuses into the backward kernels.
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "frontend/autodiff.h"
+#include "frontend/stream.h"
+#include "frontend/tape.h"
+#include "ir/error.h"
+
+namespace ember {
+namespace {
+
+using detail::TapeNode;
+
+// Inputs before the nodes that read them; iterative, as tapes can be long chains.
+std::vector<const TapeNode*> topological_order(const TapeNode* root) {
+  std::vector<const TapeNode*> order;
+  absl::flat_hash_set<const TapeNode*> seen{root};
+  std::vector<std::pair<const TapeNode*, size_t>> stack{{root, 0}};
+  while (!stack.empty()) {
+    auto& [node, next] = stack.back();
+    if (next < node->inputs.size()) {
+      const TapeNode* in = node->inputs[next++].get();
+      if (seen.insert(in).second) stack.push_back({in, 0});
+      continue;
+    }
+    order.push_back(node);
+    stack.pop_back();
+  }
+  return order;
+}
+
+class BackwardGraph {
+ public:
+  explicit BackwardGraph(Checkpointing policy) : policy_(policy), b_(g_) {}
+
+  // Appends n twice when needed: its structure (replayed from its inputs' structure, what is
+  // differentiated) and its value (kept, or recomputed from its inputs' values).
+  void add(const TapeNode* n) {
+    if (n->prim.op == ir::OpKind::Input) {  // leaves and constants: always kept
+      ir::ValueId id = given_input(n, n->saved.defined() ? n->saved : alive(*n));
+      ids_[n] = {id, id};
+      return;
+    }
+    std::vector<ir::ValueId> structure, values;
+    for (const auto& in : n->inputs) {
+      structure.push_back(ids_.at(in.get()).structure);
+      values.push_back(ids_.at(in.get()).value);
+    }
+    ir::ValueId s = b_.replay(n->prim, structure);
+    ir::ValueId v = s;
+    if (std::optional<RawTensor> kept = kept_value(*n)) {
+      v = given_input(n, std::move(*kept));
+    } else if (values != structure) {
+      v = b_.replay(n->prim, values);
+    }
+    ids_[n] = {s, v};
+  }
+
+  // values[s] for each structural id s (identity elsewhere): what reverse_mode reads.
+  std::vector<ir::ValueId> value_map() const {
+    std::vector<ir::ValueId> map(g_.size());
+    for (ir::ValueId i = 0; i < g_.size(); ++i) map[i] = i;
+    for (const auto& [node, ids] : ids_) map[ids.structure] = ids.value;
+    return map;
+  }
+
+  ir::Graph& graph() { return g_; }
+  ir::ValueId id(const TapeNode* n) const { return ids_.at(n).structure; }
+  const std::vector<RawTensor>& given() const { return given_; }
+
+ private:
+  struct Ids {
+    ir::ValueId structure, value;
+  };
+
+  ir::ValueId given_input(const TapeNode* n, RawTensor value) {
+    if (!value.defined()) {
+      throw Error("backward: a value the backward pass needs is no longer available");
+    }
+    ir::ValueId id = b_.input(static_cast<int>(given_.size()), n->prim.type);
+    given_.push_back(std::move(value));
+    return id;
+  }
+
+  static RawTensor alive(const TapeNode& n) {
+    auto v = n.value.lock();
+    return v ? RawTensor(std::move(v)) : RawTensor();
+  }
+
+  // Sources (full, iota, random) are always recomputed: they cost nothing to remake.
+  std::optional<RawTensor> kept_value(const TapeNode& n) const {
+    if (n.inputs.empty() || !ir::keeps_for_backward(n.prim, policy_)) return std::nullopt;
+    if (n.saved.defined()) return n.saved;
+    if (RawTensor v = alive(n); v.defined()) return v;
+    return std::nullopt;  // recorded under a policy that let it go: recomputed
+  }
+
+  Checkpointing policy_;
+  ir::Graph g_;
+  ir::Builder b_;
+  std::vector<RawTensor> given_;
+  absl::flat_hash_map<const TapeNode*, Ids> ids_;
+};
+
+}  // namespace
+
+Gradients backward(const RawTensor& root, std::optional<Checkpointing> policy) {
+  if (!root.tape()) {
+    throw Error(absl::StrCat("backward: tensor ", root.type().to_string(),
+                             " was not computed from a tensor that requires grad"));
+  }
+  if (!is_float(root.dtype())) {
+    throw Error(absl::StrCat("backward: needs a float tensor, got ", root.type().to_string()));
+  }
+  std::vector<const TapeNode*> order = topological_order(root.tape().get());
+  BackwardGraph bg(policy.value_or(checkpointing()));
+  for (const TapeNode* n : order) bg.add(n);
+
+  ir::Graph& g = bg.graph();
+  ir::ValueId out = bg.id(root.tape().get());
+  ir::ValueId seed = ir::Builder(g).full(root.shape(), root.dtype(), ir::Scalar::from_double(1));
+  std::vector<ir::ValueId> wrt;
+  std::vector<uint64_t> leaves;
+  for (const TapeNode* n : order) {
+    if (!n->leaf) continue;
+    wrt.push_back(bg.id(n));
+    leaves.push_back(n->id);
+  }
+  std::vector<ir::ValueId> values = bg.value_map();
+  std::vector<ir::ValueId> grads = ir::reverse_mode(g, out, seed, wrt, &values);
+
+  std::vector<ir::ValueId> outputs;
+  std::vector<uint64_t> owners;
+  for (size_t i = 0; i < grads.size(); ++i) {
+    if (grads[i] < 0) continue;
+    outputs.push_back(grads[i]);
+    owners.push_back(leaves[i]);
+  }
+  Gradients result;
+  if (outputs.empty()) return result;
+  ir::Graph pruned = g.prune(outputs);
+  std::vector<RawTensor> recorded =
+      detail::Stream::of(root.device()).record_graph(pruned, bg.given(), outputs);
+  for (size_t i = 0; i < recorded.size(); ++i) result.grads_[owners[i]] = std::move(recorded[i]);
+  return result;
+}
+
+}  // namespace ember
