@@ -5,12 +5,18 @@
 // Counters: bytes_per_second (bytes a perfect kernel moves), kernels per iteration, peak memory.
 #include <benchmark/benchmark.h>
 #include <ember/ember.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <functional>
 #include <string>
+#include <vector>
+
+#include "jit/compile.h"
+#include "jit/executor.h"
 
 namespace ember {
 namespace {
@@ -31,8 +37,12 @@ void run_timed(benchmark::State& state, bool fused, const std::function<void()>&
                double flops = 0, bool wall_time = false) {
   Device dev = bench_device();
   FusionGuard guard(fused);
-  step();  // warm-up: compiles, allocates
-  sync(dev);
+  // Warm-up: compiles and allocates. Twice: a training step's first run reads freshly created
+  // parameters, its second the first's results, which is another plan.
+  for (int i = 0; i < 2; ++i) {
+    step();
+    sync(dev);
+  }
   take_device_time_ms(dev);
   reset_stats(dev);
   int64_t iterations = 0;
@@ -159,6 +169,157 @@ void BM_chain100_1K(benchmark::State& state) {
       0, 0, /*wall_time=*/true);
 }
 
+// A dense layer's parameters with their Adam moments.
+struct Linear {
+  Tensor<2> w, b, mw, vw, mb, vb;
+  Linear(int64_t in, int64_t out, uint32_t seed) {
+    Device dev = bench_device();
+    w = (mat(in, out, seed) * (1.0 / std::sqrt(static_cast<double>(in)))).require_grad();
+    b = Tensor<2>::zeros({1, out}, dev).require_grad();
+    mw = vw = Tensor<2>::zeros({in, out}, dev);
+    mb = vb = Tensor<2>::zeros({1, out}, dev);
+  }
+  Tensor<2> operator()(const Tensor<2>& x) const { return x.matmul(w) + b; }
+};
+
+void adam_step(Tensor<2>& p, Tensor<2>& m, Tensor<2>& v, const Tensor<2>& g, int t) {
+  const double lr = 1e-3, b1 = 0.9, b2 = 0.999, eps = 1e-8;
+  NoGradGuard no_grad;
+  m = m * b1 + g * (1 - b1);
+  v = v * b2 + g * g * (1 - b2);
+  double c1 = 1 - std::pow(b1, t), c2 = 1 - std::pow(b2, t);
+  p = (p.detach() - (m / c1) * lr / ((v / c2).sqrt() + eps)).require_grad();
+}
+
+// 3 x Linear(2048, 2048) with ReLU between, MSE loss, backward and Adam: one training step,
+// timed on the wall clock (host overhead included, as a training loop sees it).
+void BM_mlp_train_step(benchmark::State& state) {
+  int64_t width = 2048 / (shrink() > 1 ? 16 : 1), batch = 1024 / (shrink() > 1 ? 16 : 1);
+  std::vector<Linear> layers{Linear(width, width, 20), Linear(width, width, 21),
+                             Linear(width, width, 22)};
+  auto x = mat(batch, width, 23), target = mat(batch, width, 24);
+  int t = 0;
+  Tensor<1> loss;
+  run_timed(
+      state, state.range(0),
+      [&] {
+        auto h = activation::relu(layers[0](x));
+        h = activation::relu(layers[1](h));
+        auto diff = layers[2](h) - target;
+        loss = (diff * diff).mean();
+        Gradients grads = loss.backward();
+        ++t;
+        for (Linear& l : layers) {
+          auto gw = l.w.grad(grads).value(), gb = l.b.grad(grads).value();
+          adam_step(l.w, l.mw, l.vw, gw, t);
+          adam_step(l.b, l.mb, l.vb, gb, t);
+        }
+      },
+      0, 6.0 * 3 * batch * width * width, /*wall_time=*/true);
+}
+
+Tensor<3> layer_norm(const Tensor<3>& x, const Tensor<3>& w, const Tensor<3>& b) {
+  auto mean = x.mean_dim(2);
+  auto centered = x - mean;
+  auto var = (centered * centered).mean_dim(2);
+  return centered / (var + 1e-5).sqrt() * w + b;
+}
+
+Tensor<3> param3(int64_t r, int64_t c, uint32_t seed, double scale) {
+  return (mat(r, c, seed) * scale).reshape({int64_t{1}, r, c}).require_grad();
+}
+
+// A pre-norm transformer block (explicit-softmax attention, 4x GELU MLP), forward and backward
+// of sum(): time per step (wall clock) and peak memory.
+void BM_transformer_block(benchmark::State& state) {
+  bool small = shrink() > 1;
+  const int64_t B = small ? 1 : 8, S = small ? 64 : 1024, D = small ? 128 : 1024,
+                H = small ? 4 : 16, Dh = D / H;
+  Device dev = bench_device();
+  double sd = 1.0 / std::sqrt(static_cast<double>(D));
+  auto ln1_w = param3(1, D, 30, 0) + 1.0, ln1_b = param3(1, D, 31, 0);
+  auto ln2_w = param3(1, D, 32, 0) + 1.0, ln2_b = param3(1, D, 33, 0);
+  ln1_w = ln1_w.detach().require_grad();
+  ln2_w = ln2_w.detach().require_grad();
+  auto w_qkv = param3(D, 3 * D, 34, sd), w_o = param3(D, D, 35, sd);
+  auto w_1 = param3(D, 4 * D, 36, sd), w_2 = param3(4 * D, D, 37, 0.5 * sd);
+  auto b_1 = param3(1, 4 * D, 38, 0), b_2 = param3(1, D, 39, 0);
+  ember::seed(40);
+  auto x = Tensor<3>::random({B, S, D}, Distribution::normal(0, 1), dev);
+  sync(dev);
+  const double inv_sqrt2 = 1.0 / std::sqrt(2.0), scale = 1.0 / std::sqrt(static_cast<double>(Dh));
+  std::vector<Tensor<3>> grads_out;
+  run_timed(
+      state, state.range(0),
+      [&] {
+        auto heads = [&](const Tensor<3>& t) {  // [B, S, D] -> [B, H, S, Dh]
+          return t.reshape({B, S, H, Dh}).swap_dims(1, 2);
+        };
+        auto qkv = layer_norm(x, ln1_w, ln1_b).matmul(w_qkv);
+        auto q = heads(qkv.narrow(2, 0, D)), k = heads(qkv.narrow(2, D, D)),
+             v = heads(qkv.narrow(2, 2 * D, D));
+        auto scores = q.matmul(k.swap_dims(2, 3)) * scale;
+        auto e = (scores - scores.max_dim(3)).exp();
+        auto attn = (e / e.sum_dim(3)).matmul(v).swap_dims(1, 2).reshape({B, S, D});
+        auto x1 = x + attn.matmul(w_o);
+        auto h = layer_norm(x1, ln2_w, ln2_b).matmul(w_1) + b_1;
+        h = h * ((h * inv_sqrt2).erf() + 1.0) / 2.0;
+        auto x2 = x1 + h.matmul(w_2) + b_2;
+        Gradients grads = x2.sum().backward();
+        grads_out.clear();
+        for (auto* p : {&ln1_w, &ln1_b, &ln2_w, &ln2_b, &w_qkv, &w_o, &w_1, &w_2, &b_1, &b_2}) {
+          grads_out.push_back(p->grad(grads).value());
+        }
+      },
+      0, 0, /*wall_time=*/true);
+}
+
+// Time to the first result of a training step from a fresh process state: `cold` with an empty
+// kernel cache on disk (every kernel compiled), `warm` with the disk cache of an earlier run
+// (what a second process start sees). In-memory plan and kernel caches are cleared each time.
+void BM_start(benchmark::State& state) {
+  bool warm = state.range(0) != 0;
+  Device dev = bench_device();
+  std::string base = std::string(std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp") +
+                     "/ember-bench-start-" + std::to_string(getpid());
+  int64_t width = 256, batch = 64;
+  Linear l1(width, width, 50), l2(width, 10, 51);
+  auto x = mat(batch, width, 52);
+  auto step = [&] {
+    auto loss = activation::log_softmax(l2(activation::relu(l1(x))), 1).mean();
+    Gradients grads = loss.backward();
+    auto g1 = l1.w.grad(grads).value(), g2 = l2.w.grad(grads).value();
+    adam_step(l1.w, l1.mw, l1.vw, g1, 1);
+    adam_step(l2.w, l2.mw, l2.vw, g2, 1);
+    return loss.into_scalar();
+  };
+  int run = 0;
+  if (warm) {  // fill the disk cache once
+    setenv("EMBER_CACHE_DIR", (base + "-warm").c_str(), 1);
+    jit::clear_plan_cache();
+    jit::clear_memory_cache();
+    step();
+  }
+  reset_stats(dev);
+  for (auto _ : state) {
+    setenv("EMBER_CACHE_DIR", (base + (warm ? "-warm" : "-cold-" + std::to_string(run++))).c_str(),
+           1);
+    jit::clear_plan_cache();
+    jit::clear_memory_cache();
+    auto t0 = std::chrono::steady_clock::now();
+    benchmark::DoNotOptimize(step());
+    state.SetIterationTime(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  Stats s = stats(dev);
+  state.counters["compiles"] =
+      static_cast<double>(s.compiles) / std::max<int64_t>(1, state.iterations());
+  state.SetLabel(dev.to_string() + (warm ? " warm (disk cache)" : " cold (empty cache)"));
+  std::filesystem::remove_all(base + "-warm");
+  for (int i = 0; i < run; ++i) std::filesystem::remove_all(base + "-cold-" + std::to_string(i));
+  unsetenv("EMBER_CACHE_DIR");
+}
+
 #define EMBER_WORKLOAD(fn) \
   BENCHMARK(fn)->ArgName("fused")->Arg(1)->Arg(0)->UseManualTime()->Unit(benchmark::kMillisecond)
 
@@ -169,6 +330,10 @@ EMBER_WORKLOAD(BM_softmax_16384x4096);
 EMBER_WORKLOAD(BM_adam_64M);
 EMBER_WORKLOAD(BM_matmul_4096_f32);
 EMBER_WORKLOAD(BM_chain100_1K);
+EMBER_WORKLOAD(BM_mlp_train_step);
+EMBER_WORKLOAD(BM_transformer_block);
+BENCHMARK(BM_start)->ArgName("warm")->Arg(0)->Arg(1)->Iterations(3)->UseManualTime()->Unit(
+    benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace ember
