@@ -21,6 +21,8 @@ def load_ember(path):
         ms = b["real_time"] if b.get("time_unit") == "ms" else b["real_time"] / 1e6
         entry = rows.setdefault((m.group(1), device), {})
         entry[mode] = ms
+        if mode == "fused" and "peak_MiB" in b:
+            entry["peak_gib"] = b["peak_MiB"] / 1024
         if mode == "fused":
             for key, unit in (("GB", "GB/s"), ("TFLOP", "TFLOP/s")):
                 if key in b:
@@ -28,16 +30,35 @@ def load_ember(path):
     return rows
 
 
+def load_start(path):
+    """[(device, "cold"|"warm", ms, compiles)] from BM_start."""
+    rows = []
+    for b in json.load(open(path))["benchmarks"]:
+        m = re.match(r"BM_start/warm:(\d)", b["name"])
+        if m:
+            device = b.get("label", "?").split()[0]
+            ms = b["real_time"] if b.get("time_unit") == "ms" else b["real_time"] / 1e6
+            rows.append((device, "warm" if m.group(1) == "1" else "cold", ms, b.get("compiles", 0)))
+    return rows
+
+
+# Steps whose peak memory the table shows (BENCHMARKS.md reports it for these).
+PEAK_WORKLOADS = {"transformer_block", "mlp_train_step"}
+
+
 def main(paths):
-    ember, torch = {}, {}
+    ember, torch, torch_peak, start = {}, {}, {}, []
     for p in paths:
         data = json.load(open(p))
         if "benchmarks" in data:
             ember.update(load_ember(p))
+            start += load_start(p)
         else:
             for r in data.get("results", []):
                 if "median_ms" in r:
                     torch[(r["name"], r["mode"])] = r["median_ms"]
+                if "peak_gib" in r:
+                    torch_peak[(r["name"], r["mode"])] = r["peak_gib"]
     print("| workload | device | Ember fused | Ember unfused | fused speed-up | torch eager | torch.compile | fused vs compile |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     for (name, device), e in sorted(ember.items()):
@@ -46,9 +67,19 @@ def main(paths):
         eager, comp = torch.get((name, "eager")), torch.get((name, "compile"))
         vs = f"{comp / fused:.2f}x" if fused and comp else ""
         rate = f", {e['rate']}" if "rate" in e else ""
+        if name in PEAK_WORKLOADS and "peak_gib" in e:
+            rate += f", peak {e['peak_gib']:.2f} GiB"
         fmt = lambda v: f"{v:.3f} ms" if v is not None else ""
+        comp_cell = fmt(comp)
+        if name in PEAK_WORKLOADS and (name, "compile") in torch_peak and comp is not None:
+            comp_cell = f"{comp:.3f} ms, peak {torch_peak[(name, 'compile')]:.2f} GiB"
         print(f"| `{name}` | {device} | {fmt(fused)}{rate} | {fmt(unfused)} | {speed} | "
-              f"{fmt(eager)} | {fmt(comp)} | {vs} |")
+              f"{fmt(eager)} | {comp_cell} | {vs} |")
+    if start:
+        print("\n| start of a training step | device | time to first result | kernels compiled |")
+        print("| --- | --- | --- | --- |")
+        for device, kind, ms, compiles in start:
+            print(f"| {kind} | {device} | {ms:.1f} ms | {compiles:.0f} |")
 
 
 if __name__ == "__main__":

@@ -87,6 +87,81 @@ def workloads(dev):
         "chain": (c1k,)}
 
 
+def mlp_train_step(dev):
+    """3 x Linear(2048, 2048), ReLU between, batch 1024, MSE loss, backward, Adam."""
+    nn = torch.nn
+    model = nn.Sequential(nn.Linear(2048, 2048), nn.ReLU(), nn.Linear(2048, 2048), nn.ReLU(),
+                          nn.Linear(2048, 2048)).to(dev)
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+    x = torch.rand(1024, 2048, device=dev) * 2 - 1
+    y = torch.rand(1024, 2048, device=dev) * 2 - 1
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        loss = torch.nn.functional.mse_loss(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+    return step
+
+
+class Block(torch.nn.Module):
+    """Pre-norm block: LayerNorm, QKV, 16-head attention (explicit softmax), out, residual,
+    LayerNorm, 4x GELU MLP, residual."""
+
+    def __init__(self, d=1024, heads=16):
+        super().__init__()
+        nn = torch.nn
+        self.h, self.d = heads, d
+        self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
+        self.qkv, self.out = nn.Linear(d, 3 * d, bias=False), nn.Linear(d, d, bias=False)
+        self.fc1, self.fc2 = nn.Linear(d, 4 * d), nn.Linear(4 * d, d)
+
+    def forward(self, x):
+        b, s, d = x.shape
+        q, k, v = self.qkv(self.ln1(x)).split(d, dim=2)
+        q, k, v = (t.reshape(b, s, self.h, d // self.h).transpose(1, 2) for t in (q, k, v))
+        scores = q @ k.transpose(2, 3) / math.sqrt(d // self.h)
+        e = torch.exp(scores - scores.amax(dim=3, keepdim=True))
+        attn = (e / e.sum(dim=3, keepdim=True)) @ v
+        x = x + self.out(attn.transpose(1, 2).reshape(b, s, d))
+        h = self.fc1(self.ln2(x))
+        h = h * (torch.erf(h / math.sqrt(2.0)) + 1) / 2
+        return x + self.fc2(h)
+
+
+def transformer_block(dev):
+    block = Block().to(dev)
+    x = torch.randn(8, 1024, 1024, device=dev)
+
+    def step():
+        for p in block.parameters():
+            p.grad = None
+        block(x).sum().backward()
+    return step
+
+
+def run_steps(args, results):
+    """Training steps: eager and torch.compile'd, with the step's peak memory."""
+    for name, make in (("mlp_train_step", mlp_train_step), ("transformer_block", transformer_block)):
+        modes = [("eager", make(torch.device("cuda")))]
+        if not args.no_compile:
+            modes.append(("compile", torch.compile(make(torch.device("cuda")))))
+        for mode, f in modes:
+            try:
+                f()
+                torch.cuda.synchronize()
+                torch.cuda.reset_peak_memory_stats()
+                ms = timed(f, args.iters)
+                peak = torch.cuda.max_memory_allocated() / 2 ** 30
+            except Exception as e:  # report, keep going
+                results.append({"name": name, "mode": mode, "error": str(e)[:200]})
+                continue
+            r = {"name": name, "mode": mode, "median_ms": ms, "peak_gib": peak}
+            results.append(r)
+            print(json.dumps(r), file=sys.stderr)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--iters", type=int, default=20)
@@ -118,6 +193,7 @@ def main():
                 r["tflops"] = flops / (ms / 1e3) / 1e12
             results.append(r)
             print(json.dumps(r), file=sys.stderr)
+    run_steps(args, results)
     print(json.dumps({"device": torch.cuda.get_device_name(), "torch": torch.__version__,
                       "results": results}, indent=1))
     return 0
