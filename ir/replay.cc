@@ -69,8 +69,9 @@ ValueId Builder::replay(const Node& n, const std::vector<ValueId>& inputs) {
     throw Error(absl::StrCat("replay: ", op_name(n.op), " expects ", n.inputs.size(),
                              " inputs, got ", inputs.size()));
   }
+  const char* label = n.label;  // read first: `n` may live in the graph being appended to
   ValueId id = replay_unlabelled(*this, n, inputs);
-  g_.set_label(id, n.label);
+  g_.set_label(id, label);
   return id;
 }
 

@@ -55,8 +55,9 @@ class Rules {
 
  private:
   ValueId in(int k) const { return values_ ? (*values_)[n_.inputs[k]] : n_.inputs[k]; }
-  const TensorType& type(ValueId v) const { return b_.type(v); }
-  const Shape& shape(ValueId v) const { return b_.type(v).shape; }
+  // Copies, not references: every rule appends to the graph, which may move its nodes.
+  TensorType type(ValueId v) const { return b_.type(v); }
+  Shape shape(ValueId v) const { return b_.type(v).shape; }
   int axis() const { return n_.get<AxisAttrs>().axis; }
 
   ValueId scalar(double v) {

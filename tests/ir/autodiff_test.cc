@@ -1,0 +1,414 @@
+// The autodiff transforms on hand-built graphs, without running anything: the nodes
+// reverse_mode appends, which values stop gradients, what each checkpointing policy keeps, and
+// that Builder::replay copies every op kind. (Gradient values are checked against finite
+// differences in tests/frontend/grad_check_test.cc.)
+#include "ir/autodiff.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "ir/error.h"
+
+namespace ember::ir {
+namespace {
+
+TensorType f32(Shape s) { return {DType::F32, std::move(s)}; }
+
+class ReverseMode : public ::testing::Test {
+ protected:
+  ValueId in(TensorType t) { return b.input(slot++, std::move(t)); }
+  ValueId seed_for(ValueId y) {
+    return b.full(g.type(y).shape, g.type(y).dtype, Scalar::from_double(1));
+  }
+  const Node& node(ValueId v) const { return g.node(v); }
+  BinaryFn binary_fn(ValueId v) const { return node(v).get<BinaryAttrs>().fn; }
+
+  Graph g;
+  Builder b{g};
+  int slot = 0;
+};
+
+// y = exp(a) * b: d/db = seed * exp(a), d/da = (seed * b) * exp(a), reusing the forward exp.
+TEST_F(ReverseMode, ExpTimesInputAppendsOneMulPerContribution) {
+  ValueId a = in(f32({2, 3})), bv = in(f32({2, 3})), unrelated = in(f32({2, 3}));
+  ValueId e = b.unary(UnaryFn::Exp, a);
+  ValueId y = b.binary(BinaryFn::Mul, e, bv);
+  ValueId seed = seed_for(y);
+  int before = g.size();
+  std::vector<ValueId> grads = reverse_mode(g, y, seed, {a, bv, unrelated});
+
+  ASSERT_EQ(grads.size(), 3u);
+  EXPECT_EQ(grads[2], -1) << "y does not depend on the third input";
+  EXPECT_EQ(g.size(), before + 3) << print_graph(g);
+  for (ValueId i = before; i < g.size(); ++i) {
+    EXPECT_EQ(node(i).op, OpKind::Binary) << print_node(g, i);
+    EXPECT_EQ(binary_fn(i), BinaryFn::Mul) << print_node(g, i);
+    EXPECT_EQ(node(i).type, f32({2, 3})) << print_node(g, i);
+    EXPECT_STREQ(node(i).label, "backward") << "gradient nodes are labelled for error messages";
+  }
+
+  const Node& gb = node(grads[1]);
+  EXPECT_EQ(gb.inputs, (std::vector<ValueId>{seed, e}));
+
+  const Node& ga = node(grads[0]);
+  ASSERT_EQ(ga.inputs.size(), 2u);
+  EXPECT_EQ(ga.inputs[1], e) << "the exp rule reads exp's own output";
+  EXPECT_EQ(node(ga.inputs[0]).inputs, (std::vector<ValueId>{seed, bv}));
+  EXPECT_EQ(g.type(grads[0]), g.type(a));
+  EXPECT_EQ(g.type(grads[1]), g.type(bv));
+}
+
+TEST_F(ReverseMode, GradientOfTheOutputItselfIsTheSeed) {
+  ValueId a = in(f32({3}));
+  ValueId y = b.unary(UnaryFn::Sin, a);
+  ValueId seed = seed_for(y);
+  std::vector<ValueId> grads = reverse_mode(g, y, seed, {y});
+  EXPECT_EQ(grads, (std::vector<ValueId>{seed}));
+}
+
+TEST_F(ReverseMode, ValuesDefinedAfterTheOutputGetNone) {
+  ValueId a = in(f32({3}));
+  ValueId y = b.unary(UnaryFn::Exp, a);
+  ValueId later = b.unary(UnaryFn::Sin, a);
+  std::vector<ValueId> grads = reverse_mode(g, y, seed_for(y), {later, a});
+  EXPECT_EQ(grads[0], -1);
+  EXPECT_GE(grads[1], 0);
+}
+
+TEST_F(ReverseMode, SeveralUsesAreSummedWithAnAdd) {
+  ValueId a = in(f32({4}));
+  ValueId y = b.binary(BinaryFn::Add, b.unary(UnaryFn::Exp, a), b.unary(UnaryFn::Sin, a));
+  std::vector<ValueId> grads = reverse_mode(g, y, seed_for(y), {a});
+  const Node& sum = node(grads[0]);
+  ASSERT_EQ(sum.op, OpKind::Binary) << print_graph(g);
+  EXPECT_EQ(binary_fn(grads[0]), BinaryFn::Add) << print_graph(g);
+  ASSERT_EQ(sum.inputs.size(), 2u);
+  // One contribution through exp (g * exp(a)), one through sin (g * cos(a)).
+  for (ValueId c : sum.inputs) {
+    EXPECT_EQ(node(c).op, OpKind::Binary) << print_node(g, c);
+    EXPECT_EQ(binary_fn(c), BinaryFn::Mul) << print_node(g, c);
+  }
+  bool through_cos = false;
+  for (ValueId c : sum.inputs) {
+    for (ValueId v : node(c).inputs) {
+      const Node& n = node(v);
+      through_cos |= n.op == OpKind::Unary && n.get<UnaryAttrs>().fn == UnaryFn::Cos;
+    }
+  }
+  EXPECT_TRUE(through_cos) << print_graph(g);
+}
+
+TEST_F(ReverseMode, ASquareGetsBothFactorsContributions) {
+  ValueId a = in(f32({2}));
+  ValueId y = b.binary(BinaryFn::Mul, a, a);
+  ValueId seed = seed_for(y);
+  std::vector<ValueId> grads = reverse_mode(g, y, seed, {a});
+  ASSERT_EQ(node(grads[0]).op, OpKind::Binary);
+  EXPECT_EQ(binary_fn(grads[0]), BinaryFn::Add) << print_graph(g);
+  for (ValueId c : node(grads[0]).inputs) {
+    EXPECT_EQ(node(c).inputs, (std::vector<ValueId>{seed, a})) << print_node(g, c);
+  }
+}
+
+TEST_F(ReverseMode, BroadcastOperandsAreSummedBackToTheirShapes) {
+  ValueId a = in(f32({2, 1})), c = in(f32({1, 3}));
+  ValueId y = b.binary(BinaryFn::Add, a, c);
+  std::vector<ValueId> grads = reverse_mode(g, y, seed_for(y), {a, c});
+  for (auto [grad, axis] : {std::pair{grads[0], 1}, std::pair{grads[1], 0}}) {
+    const Node& n = node(grad);
+    ASSERT_EQ(n.op, OpKind::Reduce) << print_graph(g);
+    EXPECT_EQ(n.get<ReduceAttrs>().fn, ReduceFn::Sum);
+    EXPECT_EQ(n.get<ReduceAttrs>().axis, axis);
+  }
+  EXPECT_EQ(g.type(grads[0]), g.type(a));
+  EXPECT_EQ(g.type(grads[1]), g.type(c));
+}
+
+TEST_F(ReverseMode, IntegerAndBoolValuesStopGradients) {
+  ValueId x = in(f32({3}));
+  ValueId index = b.reduce(ReduceFn::ArgMax, x, 0);  // i32[1]
+  ValueId picked = b.cast(index, DType::F32);
+  ValueId through_index_only = b.binary(BinaryFn::Mul, picked, picked);
+  EXPECT_EQ(reverse_mode(g, through_index_only, seed_for(through_index_only), {x}),
+            (std::vector<ValueId>{-1}));
+
+  ValueId mask = b.cast(b.binary(BinaryFn::Gt, x, b.full({1}, DType::F32, Scalar::from_double(0))),
+                        DType::F32);
+  ValueId y = b.binary(BinaryFn::Mul, x, mask);
+  std::vector<ValueId> grads = reverse_mode(g, y, seed_for(y), {x});
+  ASSERT_GE(grads[0], 0);
+  EXPECT_EQ(node(grads[0]).op, OpKind::Binary) << "one contribution, through the product only";
+  EXPECT_EQ(binary_fn(grads[0]), BinaryFn::Mul) << print_graph(g);
+}
+
+TEST_F(ReverseMode, ValueMapRedirectsWhatRulesRead) {
+  ValueId a = in(f32({3}));
+  ValueId e = b.unary(UnaryFn::Exp, a);
+  ValueId kept = in(f32({3}));  // exp(a), as kept by a checkpointing policy
+  ValueId seed = seed_for(e);
+  std::vector<ValueId> values(g.size());
+  for (ValueId i = 0; i < g.size(); ++i) values[i] = i;
+  values[e] = kept;
+  std::vector<ValueId> grads = reverse_mode(g, e, seed, {a}, &values);
+  EXPECT_EQ(node(grads[0]).inputs, (std::vector<ValueId>{seed, kept}));
+}
+
+TEST_F(ReverseMode, RejectsASeedOfAnotherTypeAndAShortValueMap) {
+  ValueId a = in(f32({3}));
+  ValueId y = b.unary(UnaryFn::Exp, a);
+  ValueId wrong = b.full({2}, DType::F32, Scalar::from_double(1));
+  EXPECT_THROW(reverse_mode(g, y, wrong, {a}), Error);
+  std::vector<ValueId> short_map = {0};
+  EXPECT_THROW(reverse_mode(g, y, seed_for(y), {a}, &short_map), Error);
+}
+
+// ---------------------------------------------------------------- every primitive's rule
+
+struct RuleCase {
+  std::string name;
+  // Builds the op from fresh inputs; returns its output and the inputs that should get a
+  // gradient (-1 marks an input that should not, e.g. an index).
+  std::function<std::pair<ValueId, std::vector<ValueId>>(Builder&, int&)> build;
+};
+
+std::vector<RuleCase> rule_cases() {
+  using P = std::pair<ValueId, std::vector<ValueId>>;
+  auto input = [](Builder& b, int& slot, TensorType t) { return b.input(slot++, std::move(t)); };
+  auto idx = [](Builder& b, int& slot, Shape s) {
+    return b.input(slot++, {DType::I32, std::move(s)});
+  };
+  std::vector<RuleCase> cases;
+  for (UnaryFn fn : {UnaryFn::Neg, UnaryFn::Abs, UnaryFn::Exp, UnaryFn::Log, UnaryFn::Log1p,
+                     UnaryFn::Sqrt, UnaryFn::Sin, UnaryFn::Cos, UnaryFn::Tan, UnaryFn::Tanh,
+                     UnaryFn::Sinh, UnaryFn::Cosh, UnaryFn::Erf, UnaryFn::Floor, UnaryFn::Ceil,
+                     UnaryFn::Round, UnaryFn::Recip, UnaryFn::Sign}) {
+    cases.push_back({std::string("unary.") + unary_name(fn), [=](Builder& b, int& s) -> P {
+                       ValueId x = input(b, s, f32({2, 3}));
+                       return {b.unary(fn, x), {x}};
+                     }});
+  }
+  for (BinaryFn fn : {BinaryFn::Add, BinaryFn::Sub, BinaryFn::Mul, BinaryFn::Div, BinaryFn::Rem,
+                      BinaryFn::Pow, BinaryFn::Max, BinaryFn::Min}) {
+    cases.push_back({std::string("binary.") + binary_name(fn), [=](Builder& b, int& s) -> P {
+                       ValueId x = input(b, s, f32({2, 1, 3})), y = input(b, s, f32({1, 4, 1}));
+                       return {b.binary(fn, x, y), {x, y}};
+                     }});
+  }
+  cases.push_back({"where", [=](Builder& b, int& s) -> P {
+                     ValueId c = b.input(s++, {DType::Bool, {2, 1}});
+                     ValueId x = input(b, s, f32({2, 3})), y = input(b, s, f32({1, 3}));
+                     return {b.where(c, x, y), {-1, x, y}};
+                   }});
+  cases.push_back({"cast_f16", [=](Builder& b, int& s) -> P {
+                     ValueId x = input(b, s, f32({3}));
+                     return {b.cast(x, DType::F16), {x}};
+                   }});
+  for (ReduceFn fn : {ReduceFn::Sum, ReduceFn::Prod, ReduceFn::Max, ReduceFn::Min}) {
+    cases.push_back({std::string("reduce.") + reduce_name(fn), [=](Builder& b, int& s) -> P {
+                       ValueId x = input(b, s, f32({2, 3}));
+                       return {b.reduce(fn, x, 1), {x}};
+                     }});
+  }
+  cases.push_back({"reshape", [=](Builder& b, int& s) -> P {
+                     ValueId x = input(b, s, f32({2, 3}));
+                     return {b.reshape(x, {3, 1, 2}), {x}};
+                   }});
+  cases.push_back({"permute", [=](Builder& b, int& s) -> P {
+                     ValueId x = input(b, s, f32({2, 3, 4}));
+                     return {b.permute(x, {2, 0, 1}), {x}};
+                   }});
+  cases.push_back({"expand", [=](Builder& b, int& s) -> P {
+                     ValueId x = input(b, s, f32({1, 3, 1}));
+                     return {b.expand(x, {2, 3, 4}), {x}};
+                   }});
+  cases.push_back({"slice", [=](Builder& b, int& s) -> P {
+                     ValueId x = input(b, s, f32({5, 7}));
+                     return {b.slice(x, {1, 0}, {2, 3}, {2, 3}), {x}};
+                   }});
+  cases.push_back({"flip", [=](Builder& b, int& s) -> P {
+                     ValueId x = input(b, s, f32({2, 3}));
+                     return {b.flip(x, {1}), {x}};
+                   }});
+  cases.push_back({"pad", [=](Builder& b, int& s) -> P {
+                     ValueId x = input(b, s, f32({2, 3}));
+                     return {b.pad(x, {1, 0}, {2, 3}, Scalar::from_double(0.5)), {x}};
+                   }});
+  cases.push_back({"concat", [=](Builder& b, int& s) -> P {
+                     ValueId x = input(b, s, f32({2, 3})), y = input(b, s, f32({2, 1}));
+                     return {b.concat({x, y, x}, 1), {x, y}};
+                   }});
+  cases.push_back({"matmul", [=](Builder& b, int& s) -> P {
+                     ValueId x = input(b, s, f32({1, 2, 3})), y = input(b, s, f32({4, 3, 5}));
+                     return {b.matmul(x, y), {x, y}};
+                   }});
+  cases.push_back({"gather", [=](Builder& b, int& s) -> P {
+                     ValueId x = input(b, s, f32({2, 3}));
+                     ValueId i = idx(b, s, {2, 5});
+                     return {b.gather(x, 1, i), {x, -1}};
+                   }});
+  cases.push_back({"scatter_add", [=](Builder& b, int& s) -> P {
+                     ValueId x = input(b, s, f32({2, 3}));
+                     ValueId i = idx(b, s, {2, 2});
+                     ValueId v = input(b, s, f32({2, 2}));
+                     return {b.scatter_add(x, 1, i, v), {x, -1, v}};
+                   }});
+  cases.push_back({"sort", [=](Builder& b, int& s) -> P {
+                     ValueId x = input(b, s, f32({2, 4}));
+                     return {b.sort(x, 1, true, false), {x}};
+                   }});
+  return cases;
+}
+
+// Each rule gives every float input a gradient of the input's type, and nothing to the rest.
+TEST(VjpRules, EveryDifferentiablePrimitiveGivesGradientsOfItsInputsTypes) {
+  for (const RuleCase& c : rule_cases()) {
+    SCOPED_TRACE(c.name);
+    Graph g;
+    Builder b(g);
+    int slot = 0;
+    auto [y, inputs] = c.build(b, slot);
+    std::vector<ValueId> wrt;
+    for (ValueId v : g.node(y).inputs) wrt.push_back(v);
+    ValueId seed = b.full(g.type(y).shape, g.type(y).dtype, Scalar::from_double(1));
+    std::vector<ValueId> grads;
+    try {
+      grads = reverse_mode(g, y, seed, wrt);
+    } catch (const Error& e) {
+      ADD_FAILURE() << e.what();
+      continue;
+    }
+    for (size_t k = 0; k < wrt.size(); ++k) {
+      ValueId expected = -1;
+      for (ValueId v : inputs) expected = v == wrt[k] ? v : expected;
+      if (expected < 0) {
+        EXPECT_EQ(grads[k], -1) << "input " << k << " is not differentiable";
+        continue;
+      }
+      ASSERT_GE(grads[k], 0) << "input " << k << " gets no gradient\n" << print_graph(g);
+      EXPECT_EQ(g.type(grads[k]), g.type(wrt[k]))
+          << "input " << k << ": " << g.type(grads[k]).to_string() << " for "
+          << g.type(wrt[k]).to_string();
+    }
+  }
+}
+
+TEST(VjpRules, NonDifferentiableOutputsGiveNoGradient) {
+  Graph g;
+  Builder b(g);
+  ValueId x = b.input(0, f32({2, 3}));
+  ValueId y = b.input(1, f32({2, 3}));
+  for (ValueId out : {b.binary(BinaryFn::Lt, x, y), b.reduce(ReduceFn::ArgMax, x, 1),
+                      b.reduce(ReduceFn::ArgMin, x, 0), b.sort(x, 1, false, true),
+                      b.cast(x, DType::I32), b.unary(UnaryFn::IsNan, x)}) {
+    SCOPED_TRACE(print_node(g, out));
+    ValueId seed = b.full(g.type(out).shape, g.type(out).dtype, Scalar::from_int(1));
+    EXPECT_EQ(reverse_mode(g, out, seed, {x}), (std::vector<ValueId>{-1}));
+  }
+}
+
+TEST(VjpRules, CarriesGradientOnlyForFloats) {
+  for (int t = 0; t < kDTypeCount; ++t) {
+    DType dtype = static_cast<DType>(t);
+    Node n{OpKind::Input, {}, {dtype, {2}}, InputAttrs{0}};
+    EXPECT_EQ(carries_gradient(n), is_float(dtype)) << dtype_name(dtype);
+  }
+}
+
+// ---------------------------------------------------------------- checkpointing policies
+
+TEST(CheckpointingPolicy, SaveAllKeepsEverythingBalancedKeepsComputeBoundOutputs) {
+  EXPECT_STREQ(checkpointing_name(Checkpointing::save_all), "save_all");
+  EXPECT_STREQ(checkpointing_name(Checkpointing::balanced), "balanced");
+  for (int k = 0; k < kOpKindCount; ++k) {
+    OpKind op = static_cast<OpKind>(k);
+    Node n{op, {}, f32({2}), NoAttrs{}};
+    SCOPED_TRACE(op_name(op));
+    EXPECT_TRUE(keeps_for_backward(n, Checkpointing::save_all));
+    bool compute_bound = op == OpKind::Matmul || op == OpKind::Reduce || op == OpKind::Sort;
+    EXPECT_EQ(keeps_for_backward(n, Checkpointing::balanced), op == OpKind::Input || compute_bound)
+        << "inputs cannot be recomputed; matmul, reduce and sort are worth keeping";
+  }
+}
+
+// ---------------------------------------------------------------- replay
+
+// One node of every op kind (and the attribute variants replay treats specially), recorded
+// under a user-op label.
+Graph every_op_kind() {
+  Graph g;
+  Builder b(g);
+  OpScope scope("user_op");
+  ValueId x = b.input(0, f32({2, 3}));
+  ValueId y = b.input(1, f32({2, 3}));
+  ValueId i = b.input(2, {DType::I32, {2, 2}});
+  b.full({2, 3}, DType::F32, Scalar::from_double(0.25));
+  b.full({2}, DType::I64, Scalar::from_int(-7));
+  b.iota({2, 3}, DType::I64, 1);
+  b.random({4}, DType::F32, {RandomDist::Normal, 0.0, 2.0, 42, 1024});
+  b.unary(UnaryFn::Tanh, x);
+  b.binary(BinaryFn::Pow, x, y);
+  b.where(b.binary(BinaryFn::Ge, x, y), x, y);
+  b.cast(x, DType::BF16);
+  b.reduce(ReduceFn::Prod, x, 1);
+  b.reduce(ReduceFn::ArgMin, x, 0, DType::I64);
+  b.reshape(x, {3, 2});
+  b.permute(x, {1, 0});
+  b.expand(b.reduce(ReduceFn::Sum, x, 0), {4, 3});
+  b.slice(x, {1, 0}, {1, 2}, {1, 2});
+  b.flip(x, {0, 1});
+  b.pad(x, {0, 1}, {2, 0}, Scalar::from_double(-1));
+  b.concat({x, y, x}, 0);
+  b.matmul(x, b.permute(y, {1, 0}));
+  b.gather(x, 1, i);
+  b.scatter_add(x, 1, i, b.slice(y, {0, 0}, {2, 2}, {1, 1}));
+  b.sort(x, 1, true, false);
+  b.sort(x, 0, false, true, DType::I64);
+  return g;
+}
+
+TEST(Replay, ReproducesEveryOpKindWithItsAttrsTypeAndLabel) {
+  Graph g = every_op_kind();
+  Graph copy;
+  Builder b(copy);
+  std::set<OpKind> kinds;
+  for (ValueId v = 0; v < g.size(); ++v) {
+    const Node& n = g.node(v);
+    kinds.insert(n.op);
+    ValueId id =
+        n.op == OpKind::Input ? b.input(n.get<InputAttrs>().slot, n.type) : b.replay(n, n.inputs);
+    ASSERT_EQ(id, v);
+    EXPECT_EQ(print_node(copy, id), print_node(g, v));
+    if (n.op != OpKind::Input) EXPECT_STREQ(copy.node(id).label, "user_op") << print_node(g, v);
+  }
+  EXPECT_EQ(static_cast<int>(kinds.size()), kOpKindCount) << "a kind is missing from the graph";
+  EXPECT_EQ(print_graph(copy), print_graph(g));
+}
+
+TEST(Replay, ReinfersTheTypeFromNewInputs) {
+  Graph g;
+  Builder b(g);
+  ValueId x = b.input(0, f32({2, 3}));
+  Node add = g.node(b.binary(BinaryFn::Add, x, x));
+  ValueId wide = b.input(1, f32({4, 3}));
+  ValueId copy = b.replay(add, {wide, b.input(2, f32({1, 3}))});
+  EXPECT_EQ(g.type(copy), f32({4, 3}));
+  ValueId bad = b.input(3, f32({5, 2}));
+  EXPECT_THROW(b.replay(add, {wide, bad}), Error) << "re-validated";
+}
+
+TEST(Replay, RejectsInputsAndWrongInputCounts) {
+  Graph g;
+  Builder b(g);
+  ValueId x = b.input(0, f32({2}));
+  Node input = g.node(x);
+  Node neg = g.node(b.unary(UnaryFn::Neg, x));
+  EXPECT_THROW(b.replay(input, {}), Error);
+  EXPECT_THROW(b.replay(neg, {x, x}), Error);
+}
+
+}  // namespace
+}  // namespace ember::ir
