@@ -340,10 +340,13 @@ int Emitter::value(ValueId v, Index idx) {
   return e;
 }
 
-int Emitter::scalar_param(ir::Scalar s, DType t, const std::string& key) {
-  // The scalar rounded to t exactly as the CPU backend stores it, then carried as bits.
+namespace {
+
+// The scalar rounded to t exactly as the CPU backend stores it, then carried as bits: one word,
+// two (low first) for 64-bit types.
+std::vector<uint32_t> scalar_words(ir::Scalar s, DType t) {
   double d = s.as_double();
-  int64_t i = s.as_int();
+  int64_t i = s.is_int ? s.as_int() : static_cast<int64_t>(d);
   switch (t) {
     case DType::F32:
     case DType::F16:
@@ -358,31 +361,77 @@ int Emitter::scalar_param(ir::Scalar s, DType t, const std::string& key) {
       }
       uint32_t bits;
       std::memcpy(&bits, &f, 4);
-      int p = param_u(key, bits);
-      k_.exprs[p].op = XOp::ParamF;
-      k_.exprs[p].type = CType::Float;
-      return p;
+      return {bits};
     }
     case DType::F64: {
       uint64_t bits;
       std::memcpy(&bits, &d, 8);
-      int lo = param_u(key + ":lo", static_cast<uint32_t>(bits));
-      param_u(key + ":hi", static_cast<uint32_t>(bits >> 32));
-      return expr({XOp::ParamD, CType::Double, k_.exprs[lo].imm});
+      return {static_cast<uint32_t>(bits), static_cast<uint32_t>(bits >> 32)};
     }
-    case DType::I64: {
-      int64_t v = s.is_int ? i : static_cast<int64_t>(d);
-      int lo = param_u(key + ":lo", static_cast<uint32_t>(v));
-      param_u(key + ":hi", static_cast<uint32_t>(static_cast<uint64_t>(v) >> 32));
-      return expr({XOp::ParamI64, CType::Int64, k_.exprs[lo].imm});
-    }
+    case DType::I64:
+      return {static_cast<uint32_t>(i), static_cast<uint32_t>(static_cast<uint64_t>(i) >> 32)};
     case DType::I32:
-      return cast(param_u(key, static_cast<uint32_t>(s.is_int ? i : static_cast<int64_t>(d))),
-                  CType::Int);
+      return {static_cast<uint32_t>(i)};
     case DType::U8:
-      return param_u(key, static_cast<uint32_t>((s.is_int ? i : static_cast<int64_t>(d)) & 0xff));
+      return {static_cast<uint32_t>(i & 0xff)};
     case DType::Bool:
-      return bin(BinaryFn::Ne, param_u(key, (s.is_int ? i != 0 : d != 0) ? 1u : 0u), const_u(0));
+      return {(s.is_int ? i != 0 : d != 0) ? 1u : 0u};
+  }
+  return {0};
+}
+
+std::vector<uint32_t> split_u64(uint64_t v) {
+  return {static_cast<uint32_t>(v), static_cast<uint32_t>(v >> 32)};
+}
+
+}  // namespace
+
+std::vector<uint32_t> scalar_field_words(const ir::Node& n, ScalarField field) {
+  switch (field) {
+    case ScalarField::FullValue:
+      return scalar_words(n.get<ir::FullAttrs>().value, n.type.dtype);
+    case ScalarField::PadValue:
+      return scalar_words(n.get<ir::PadAttrs>().value, n.type.dtype);
+    case ScalarField::RandomA:
+      return scalar_words(ir::Scalar::from_double(n.get<ir::RandomAttrs>().a), DType::F32);
+    case ScalarField::RandomB:
+      return scalar_words(ir::Scalar::from_double(n.get<ir::RandomAttrs>().b), DType::F32);
+    case ScalarField::RandomSeed:
+      return split_u64(n.get<ir::RandomAttrs>().seed);
+    case ScalarField::RandomOffset:
+      return split_u64(n.get<ir::RandomAttrs>().offset);
+  }
+  return {};
+}
+
+int Emitter::patched_param_u(const std::string& key, uint32_t value, ValueId v, ScalarField f) {
+  int p = param_u(key, value);
+  scalar_patches_.push_back({static_cast<int>(k_.exprs[p].imm), v, f});
+  return p;
+}
+
+int Emitter::scalar_param(ir::Scalar s, DType t, const std::string& key, ValueId v, ScalarField f) {
+  std::vector<uint32_t> w = scalar_words(s, t);
+  bool wide = w.size() == 2;
+  int p = patched_param_u(wide ? key + ":lo" : key, w[0], v, f);
+  if (wide) param_u(key + ":hi", w[1]);
+  switch (t) {
+    case DType::F32:
+    case DType::F16:
+    case DType::BF16:
+      k_.exprs[p].op = XOp::ParamF;
+      k_.exprs[p].type = CType::Float;
+      return p;
+    case DType::F64:
+      return expr({XOp::ParamD, CType::Double, k_.exprs[p].imm});
+    case DType::I64:
+      return expr({XOp::ParamI64, CType::Int64, k_.exprs[p].imm});
+    case DType::I32:
+      return cast(p, CType::Int);
+    case DType::U8:
+      return p;
+    case DType::Bool:
+      return bin(BinaryFn::Ne, p, const_u(0));
   }
   return const_u(0);
 }
@@ -397,7 +446,8 @@ int Emitter::compute(ValueId v, Index& idx) {
   };
   switch (n.op) {
     case OpKind::Full:
-      return scalar_param(n.get<ir::FullAttrs>().value, n.type.dtype, key);
+      return scalar_param(n.get<ir::FullAttrs>().value, n.type.dtype, key, v,
+                          ScalarField::FullValue);
     case OpKind::Iota:
       return cast(dim(idx, n.get<ir::IotaAttrs>().axis), t);
     case OpKind::Random:
@@ -485,15 +535,19 @@ int Emitter::random(const ir::Node& n, ValueId v, Index& idx) {
   const auto& a = n.get<ir::RandomAttrs>();
   std::string key = absl::StrCat("%", v);
   int lin = linear(idx);
-  int off_lo = param_u(key + ":off_lo", static_cast<uint32_t>(a.offset));
+  int off_lo = patched_param_u(key + ":off_lo", static_cast<uint32_t>(a.offset), v,
+                               ScalarField::RandomOffset);
   int off_hi = param_u(key + ":off_hi", static_cast<uint32_t>(a.offset >> 32));
   int lo = bin(BinaryFn::Add, off_lo, lin);
   int carry = select(bin(BinaryFn::Lt, lo, lin), const_u(1), const_u(0));
   int hi = bin(BinaryFn::Add, off_hi, carry);
-  int s_lo = param_u(key + ":seed_lo", static_cast<uint32_t>(a.seed));
+  int s_lo =
+      patched_param_u(key + ":seed_lo", static_cast<uint32_t>(a.seed), v, ScalarField::RandomSeed);
   int s_hi = param_u(key + ":seed_hi", static_cast<uint32_t>(a.seed >> 32));
-  int pa = scalar_param(ir::Scalar::from_double(a.a), DType::F32, key + ":a");
-  int pb = scalar_param(ir::Scalar::from_double(a.b), DType::F32, key + ":b");
+  int pa =
+      scalar_param(ir::Scalar::from_double(a.a), DType::F32, key + ":a", v, ScalarField::RandomA);
+  int pb =
+      scalar_param(ir::Scalar::from_double(a.b), DType::F32, key + ":b", v, ScalarField::RandomB);
   int r = expr(
       {XOp::Random, CType::Float, static_cast<int64_t>(a.dist), 0, {lo, hi, s_lo, s_hi, pa, pb}});
   return cast(r, compute_type(n.type.dtype));
@@ -502,7 +556,7 @@ int Emitter::random(const ir::Node& n, ValueId v, Index& idx) {
 int Emitter::pad(const ir::Node& n, ValueId v, Index& idx) {
   const auto& a = n.get<ir::PadAttrs>();
   std::string key = absl::StrCat("%", v);
-  int fill = scalar_param(a.value, n.type.dtype, key + ":value");
+  int fill = scalar_param(a.value, n.type.dtype, key + ":value", v, ScalarField::PadValue);
   ValueId in = n.inputs[0];
   const Shape& s = g_.type(in).shape;
   if (s.numel() == 0) return fill;

@@ -40,6 +40,27 @@ struct ErrorSite {
   int axis;          // for index errors
 };
 
+// Where a parameter word holding a runtime scalar (a fill value, an RNG seed) came from: a flush
+// whose graph differs from an earlier one only in such scalars reuses the earlier lowering and
+// rewrites these words (see ScalarPatch users in compiled_executor.cc).
+enum class ScalarField : uint8_t {
+  FullValue,
+  PadValue,
+  RandomA,
+  RandomB,
+  RandomSeed,
+  RandomOffset
+};
+
+struct ScalarPatch {
+  int slot;  // first parameter word; 64-bit values take two
+  ir::ValueId node;
+  ScalarField field;
+};
+
+// The parameter words of `field` of node `n` (one or two), as kernels read them.
+std::vector<uint32_t> scalar_field_words(const ir::Node& n, ScalarField field);
+
 class Emitter {
  public:
   using LayoutFn = std::function<const runtime::Array&(ir::ValueId)>;
@@ -50,6 +71,7 @@ class Emitter {
   const std::vector<ir::ValueId>& bindings() const { return bindings_; }
   const std::vector<bool>& writes() const { return writes_; }
   const std::vector<ErrorSite>& error_sites() const { return error_sites_; }
+  const std::vector<ScalarPatch>& scalar_patches() const { return scalar_patches_; }
   int fused_nodes() const {
     return static_cast<int>(std::count(computed_.begin(), computed_.end(), 1));
   }
@@ -111,7 +133,9 @@ class Emitter {
  private:
   int load(ir::ValueId v, Index& idx);
   int compute(ir::ValueId v, Index& idx);
-  int scalar_param(ir::Scalar s, DType t, const std::string& key);
+  // A runtime scalar of node `v` as parameter words (recorded as a ScalarPatch).
+  int scalar_param(ir::Scalar s, DType t, const std::string& key, ir::ValueId v, ScalarField f);
+  int patched_param_u(const std::string& key, uint32_t value, ir::ValueId v, ScalarField f);
   Index input_index(const Shape& in_shape, Index& out_idx);  // broadcasting
   int random(const ir::Node& n, ir::ValueId v, Index& idx);
   int pad(const ir::Node& n, ir::ValueId v, Index& idx);
@@ -125,6 +149,7 @@ class Emitter {
   LayoutFn layout_;
   KernelDesc k_;
   std::vector<uint32_t> params_;
+  std::vector<ScalarPatch> scalar_patches_;
   std::map<std::string, int> param_slots_;
   std::vector<ir::ValueId> bindings_;
   std::vector<bool> writes_;

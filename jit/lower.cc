@@ -453,6 +453,7 @@ LoweredKernel lower_kernel(const ir::Graph& g, const Plan& plan, int kernel,
   out.writes = e.writes();
   out.params = std::move(e.params());
   out.error_sites = e.error_sites();
+  out.scalar_patches = e.scalar_patches();
   out.fused_nodes = e.fused_nodes() + static_cast<int>(kp.reductions.size()) + (kp.anchor >= 0);
   if (kp.kind == KernelKind::Pointwise) {
     out.desc.buffers_may_alias = true;

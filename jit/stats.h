@@ -14,6 +14,7 @@ struct Counters {
   std::atomic<int64_t> compiles{0};
   std::atomic<int64_t> compile_us{0};
   std::atomic<int64_t> cache_hits{0};
+  std::atomic<int64_t> lowerings_reused{0};
 };
 
 Counters& counters();
