@@ -8,12 +8,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_EXE_LINKER_FLAGS="-static-libstdc++ -static-libgcc" > /dev/null
-targets=(jit_tests runtime_tests ember_bench tensor_basics)
+targets=(jit_tests runtime_tests ember_bench tensor_basics fashion_mnist)
 cmake --build build-gpu -j "$(nproc)" --target "${targets[@]}"
-rm -rf gpu-bundle && mkdir -p gpu-bundle/bin gpu-bundle/lib
+rm -rf gpu-bundle && mkdir -p gpu-bundle/bin gpu-bundle/lib gpu-bundle/data
 cp build-gpu/tests/jit_tests build-gpu/tests/runtime_tests build-gpu/bench/ember_bench \
-  build-gpu/examples/tensor_basics gpu-bundle/bin/
+  build-gpu/examples/tensor_basics build-gpu/examples/fashion_mnist gpu-bundle/bin/
 strip gpu-bundle/bin/*
+# The training example's data (Debian's dataset-fashion-mnist), already gzip'd.
+cp /usr/share/datasets/fashion-mnist/*.gz gpu-bundle/data/
 # Shared libraries the device machine lacks: everything outside glibc and the loader.
 for bin in gpu-bundle/bin/*; do
   ldd "$bin" | awk '/=>/ {print $3}' | grep -vE 'libc\.so|libm\.so|libpthread|libdl\.so|librt\.so|ld-linux' || true
@@ -28,4 +30,6 @@ if ! ls .gl/libglvnd0_*.deb > /dev/null 2>&1; then
   (cd .gl && apt-get $o download libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 \
     libgles2 > /dev/null)
 fi
+# What travels is limited (64 MiB): the binaries (shaderc is linked into each) go compressed.
+tar -C gpu-bundle -cJf gpu-bundle/bin.tar.xz bin && rm -rf gpu-bundle/bin
 du -sh gpu-bundle .gl

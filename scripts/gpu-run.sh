@@ -6,6 +6,7 @@ set -u
 out=${OUT:-gpu-out}
 mkdir -p "$out"
 for f in .gl/*.deb; do dpkg -x "$f" /; done
+[ -f gpu-bundle/bin.tar.xz ] && tar -C gpu-bundle -xJf gpu-bundle/bin.tar.xz
 ldconfig
 # Keep the machine's own library path: the NVIDIA driver's libraries live there.
 export LD_LIBRARY_PATH=$PWD/gpu-bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
@@ -25,6 +26,14 @@ for dev in vulkan cuda; do
   echo "== $dev" >> "$out/examples.txt"
   EMBER_DEVICE=$dev $bin/tensor_basics >> "$out/examples.txt" 2>&1
   echo "tensor_basics on $dev exit $?" | tee -a "$out/summary.txt"
+done
+# The training example: one epoch per device (accuracy, time per epoch, kernels per step).
+export EMBER_FASHION_MNIST_DIR=$PWD/gpu-bundle/data
+for dev in ${EMBER_TRAIN_DEVICES:-cuda vulkan}; do
+  echo "== $dev" >> "$out/examples.txt"
+  EMBER_DEVICE=$dev $bin/fashion_mnist ${EMBER_TRAIN_ARGS:-} >> "$out/examples.txt" 2>&1
+  echo "fashion_mnist on $dev exit $?" | tee -a "$out/summary.txt"
+  grep -E "^epoch [0-9]+:|per step" "$out/examples.txt" | tail -2
 done
 for dev in ${EMBER_GPU_TEST_DEVICES:-vulkan:0 cuda:0}; do
   echo "== $dev" >> "$out/jit_tests.txt"
