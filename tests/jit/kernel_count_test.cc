@@ -152,7 +152,8 @@ TEST(PlanCache, RepeatedStepReusesItsPlanAndKernels) {
   Stats s = stats(dev);
   EXPECT_EQ(s.compiles, 0);
   EXPECT_GE(s.cache_hits, 1);
-  // The new scalar took effect (the cached plan recomputed its parameters).
+  EXPECT_GE(s.lowerings_reused, 1) << "same layout: the last lowering is reused";
+  // The new scalar took effect (the reused lowering's scalar parameters were rewritten).
   auto ref = activation::softmax(
                  Tensor<2>::from_data(testing::host_uniform({8, 32}, 31), Device::cpu()) * 2.5, 1)
                  .sum_dim(0)
@@ -195,6 +196,33 @@ TEST(PlanCache, SameStructureOtherSizes) {
         },
         testing::gpu_device());
   }
+}
+
+}  // namespace
+}  // namespace ember
+
+namespace ember {
+namespace {
+
+// A reused lowering must take each flush's runtime scalars: RNG seeds and offsets, fill and pad
+// values. Two flushes of one layout with different scalars, each against the CPU.
+TEST(PlanCache, ReusedLoweringTakesNewSeedsAndFillValues) {
+  EMBER_REQUIRE_GPU_DEVICE();
+  auto run = [](const Device& dev, uint64_t s, double fill) {
+    auto x = Tensor<2>::from_data(testing::host_uniform({4, 64}, 61), dev);
+    seed(s);
+    auto r = Tensor<2>::random({4, 64}, Distribution::uniform(0, 1), dev);
+    return ((x * r).pad({{1, 1}, {0, 0}}, fill) + fill).to_data();
+  };
+  Device gpu = testing::gpu_device();
+  run(gpu, 1, 7.0);
+  reset_stats(gpu);
+  for (auto [s, fill] : {std::pair<uint64_t, double>{2, -3.0}, {3, 0.5}}) {
+    TensorData got = run(gpu, s, fill);
+    got.assert_approx_eq(run(Device::cpu(), s, fill), Tolerance::rel_abs(1e-5, 1e-6));
+  }
+  EXPECT_GE(stats(gpu).lowerings_reused, 2);
+  EXPECT_EQ(stats(gpu).compiles, 0);
 }
 
 }  // namespace
