@@ -10,12 +10,18 @@ import re
 import sys
 
 
+notes = {}  # workload -> why Ember skipped it
+
+
 def load_ember(path):
     """{(workload, device): {"fused": ms, "unfused": ms, "gbps"/"tflops": value}}"""
     rows = {}
     for b in json.load(open(path))["benchmarks"]:
         m = re.match(r"BM_(\w+)/fused:(\d)", b["name"])
         if not m or b.get("run_type") == "aggregate":
+            continue
+        if b.get("error_occurred"):
+            notes.setdefault(m.group(1), b.get("error_message", "skipped"))
             continue
         device, mode = b.get("label", "? ?").split()[:2]
         ms = b["real_time"] if b.get("time_unit") == "ms" else b["real_time"] / 1e6
@@ -75,6 +81,10 @@ def main(paths):
             comp_cell = f"{comp:.3f} ms, peak {torch_peak[(name, 'compile')]:.2f} GiB"
         print(f"| `{name}` | {device} | {fmt(fused)}{rate} | {fmt(unfused)} | {speed} | "
               f"{fmt(eager)} | {comp_cell} | {vs} |")
+    for name, why in sorted(notes.items()):
+        eager = torch.get((name, "eager"))
+        print(f"| `{name}` | | not run: {why} | | | {eager:.3f} ms |  |  |" if eager is not None
+              else f"| `{name}` | | not run: {why} | | |  |  |  |")
     if start:
         print("\n| start of a training step | device | time to first result | kernels compiled |")
         print("| --- | --- | --- | --- |")

@@ -69,6 +69,12 @@ def workloads(dev):
     a16, b16 = rand(8192, 8192, dtype=torch.bfloat16), rand(8192, 8192, dtype=torch.bfloat16)
     c1k = rand(1024)
 
+    def tf32_matmul():
+        torch.backends.cuda.matmul.allow_tf32 = True
+        c = a32 @ b32
+        torch.backends.cuda.matmul.allow_tf32 = False
+        return c
+
     def chain(x):
         for _ in range(100):
             x = x * 1.0001 + 0.0001
@@ -81,6 +87,7 @@ def workloads(dev):
         ("softmax_16384x4096", lambda: softmax(xm), softmax, 8.0 * rows * cols, 0),
         ("adam_64M", lambda: adam(p, grad, m, v), adam, 28.0 * n64, 0),
         ("matmul_4096_f32", lambda: a32 @ b32, None, 0, 2.0 * 4096 ** 3),
+        ("matmul_4096_tf32", tf32_matmul, None, 0, 2.0 * 4096 ** 3),
         ("matmul_8192_bf16", lambda: a16 @ b16, None, 0, 2.0 * 8192 ** 3),
         ("chain100_1K", lambda: chain(c1k), chain, 0, 0),
     ], {"gelu": (x64,), "layernorm": (xm,), "softmax": (xm,), "adam": (p, grad, m, v),
