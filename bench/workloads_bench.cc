@@ -157,6 +157,22 @@ void BM_matmul_4096_f32(benchmark::State& state) {
       state, state.range(0), [&] { c = a.matmul(b); }, 0, 2.0 * n * n * n);
 }
 
+void BM_matmul_8192_bf16(benchmark::State& state) {
+  int64_t n = 8192 / (shrink() > 1 ? 16 : 1);
+  auto a = mat(n, n, 13).cast(DType::BF16), b = mat(n, n, 14).cast(DType::BF16);
+  sync(bench_device());
+  Tensor<2> c;
+  run_timed(
+      state, state.range(0), [&] { c = a.matmul(b); }, 0, 2.0 * n * n * n);
+}
+
+// Listed so the table shows the gap: Ember has no TF32 mode yet, and its f32 matmul stays exact.
+void BM_matmul_4096_tf32(benchmark::State& state) {
+  for (auto _ : state) {
+  }
+  state.SkipWithError("TF32 tensor-core matmul is not implemented (issue 4)");
+}
+
 void BM_chain100_1K(benchmark::State& state) {
   auto x0 = vec(1024, 13);
   Tensor<1> x;
@@ -329,6 +345,8 @@ EMBER_WORKLOAD(BM_layernorm_16384x4096);
 EMBER_WORKLOAD(BM_softmax_16384x4096);
 EMBER_WORKLOAD(BM_adam_64M);
 EMBER_WORKLOAD(BM_matmul_4096_f32);
+EMBER_WORKLOAD(BM_matmul_4096_tf32);
+EMBER_WORKLOAD(BM_matmul_8192_bf16);
 EMBER_WORKLOAD(BM_chain100_1K);
 EMBER_WORKLOAD(BM_mlp_train_step);
 EMBER_WORKLOAD(BM_transformer_block);

@@ -149,9 +149,9 @@ std::vector<uint32_t> compile_glsl(const std::string& source, const std::string&
 std::shared_ptr<runtime::Kernel> get_kernel(const KernelDesc& desc, runtime::Backend& backend) {
   bool cuda = backend.kind() == runtime::DeviceKind::Cuda;
   std::string source = cuda ? render_cuda(desc) : render_glsl(desc);
-  std::string compiler =
-      cuda ? absl::StrCat("nvrtc-", runtime::cuda::nvrtc_version(), "-", backend.target())
-           : compiler_id();
+  std::string compiler = cuda ? absl::StrCat("nvrtc-", runtime::cuda::nvrtc_version(), "-",
+                                             backend.target(), "-approx-div-sqrt")
+                              : compiler_id();
   std::string key_text = absl::StrCat(source, "\n//", compiler, "/", backend.name());
   uint64_t h = XXH3_64bits(key_text.data(), key_text.size());
   auto& mc = memory_cache();

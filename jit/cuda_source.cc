@@ -315,8 +315,8 @@ class Cuda final : public Dialect {
         return absl::StrCat("isnan(", a, ")");
       case UnaryFn::IsInf:
         return absl::StrCat("isinf(", a, ")");
-      case UnaryFn::Exp:
-        return f("expf", "exp");
+      case UnaryFn::Exp:  // the hardware exp2 in f32, as GLSL's exp on the same GPU
+        return f("__expf", "exp");
       case UnaryFn::Log:
         return f("logf", "log");
       case UnaryFn::Log1p:

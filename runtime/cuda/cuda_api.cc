@@ -92,8 +92,11 @@ std::vector<char> nvrtc_compile(const std::string& source, const std::string& na
   }
   std::string arch_opt = absl::StrCat(ptx ? "--gpu-architecture=compute_" : "--gpu-architecture=",
                                       ptx ? arch.substr(3) : arch);
-  const char* opts[] = {arch_opt.c_str(), "-default-device", "--std=c++17"};
-  nvrtcResult r = n->nvrtcCompileProgram(prog, 3, opts);
+  // Approximate f32 division and square root (2 ulp, full range, denormals kept): what GLSL
+  // gives on the same GPU, and the difference between memory-bound and ALU-bound row kernels.
+  const char* opts[] = {arch_opt.c_str(), "-default-device", "--std=c++17", "-prec-div=false",
+                        "-prec-sqrt=false"};
+  nvrtcResult r = n->nvrtcCompileProgram(prog, 5, opts);
   if (r != NVRTC_SUCCESS) {
     size_t size = 0;
     n->nvrtcGetProgramLogSize(prog, &size);
