@@ -100,6 +100,11 @@ uint64_t plan_key(const ir::Graph& g, const std::vector<ir::ValueId>& outputs,
       const Shape& in = g.type(n.inputs[0]).shape;
       mix(row_fits_registers(in[n.get<ir::ReduceAttrs>().axis]));
     }
+    if (n.op == ir::OpKind::Matmul) {
+      const Shape& s = n.type.shape;
+      int r = s.rank();
+      mix(matmul_block(s[r - 2], s[r - 1], s.numel() / std::max<int64_t>(1, s[r - 2] * s[r - 1])));
+    }
     if (n.op == ir::OpKind::Pad) {  // unpadded dims skip the bounds test
       const auto& p = n.get<ir::PadAttrs>();
       uint64_t mask = 0;

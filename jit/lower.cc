@@ -4,6 +4,7 @@
 #include "jit/lower.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 
 #include "absl/strings/str_cat.h"
@@ -22,7 +23,10 @@ constexpr uint32_t kThreads = 256;
 // Elements each thread of a pointwise kernel handles per grid step: enough independent loads in
 // flight to cover memory latency on large GPUs without starving small tensors of threads.
 constexpr int kPointwiseUnroll = 4;
-constexpr int kTile = 16;  // matmul tile edge: 16 x 16 threads, one output each
+constexpr int kTile = 16;  // matmul: 16 x 16 threads; K advances 16 per shared-memory stage
+// Matmuls use the largest per-thread block (8, 4, 2 or 1 squared) that leaves at least this many
+// workgroups: two per SM on a 132-SM GPU.
+constexpr int64_t kMatmulMinTiles = 256;
 // Rows up to this many elements per thread are kept in registers across a row kernel's passes
 // (read from memory once); 16 x 256 threads covers rows of 4096, the common hidden sizes.
 constexpr int kRowCacheSteps = 16;
@@ -45,6 +49,21 @@ std::string kernel_name(const ir::Graph& g, const KernelPlan& kp) {
 }
 
 }  // namespace
+
+int matmul_block(int64_t m, int64_t n, int64_t batch) {
+  // EMBER_MATMUL_BLOCK=1|2|4|8 forces a block (tests exercise every variant on small matrices).
+  if (const char* forced = std::getenv("EMBER_MATMUL_BLOCK")) {
+    int r = std::atoi(forced);
+    if (r == 1 || r == 2 || r == 4 || r == 8) return r;
+  }
+  // The largest per-thread block that still leaves enough workgroups to fill a large GPU.
+  for (int r : {8, 4, 2}) {
+    int64_t tiles =
+        batch * ((m + kTile * r - 1) / (kTile * r)) * ((n + kTile * r - 1) / (kTile * r));
+    if (tiles >= kMatmulMinTiles) return r;
+  }
+  return 1;
+}
 
 bool row_fits_registers(int64_t row_length) {
   return row_length <= static_cast<int64_t>(kRowCacheSteps) * kThreads;
@@ -235,6 +254,10 @@ void lower_row(const ir::Graph& g, Emitter& e, const KernelPlan& kp, LoweredKern
   out.per_row = true;
 }
 
+// Register-blocked tiled matmul: 16 x 16 threads, each computing R x R outputs (rows ty + 16i,
+// columns tx + 16j of a 16R x 16R block tile, so shared-memory reads broadcast or are
+// consecutive and output stores coalesce), over K in steps of 16 staged through shared memory.
+// R = 1 is the plain one-output-per-thread tile.
 void lower_matmul(const ir::Graph& g, Emitter& e, const KernelPlan& kp, LoweredKernel& out) {
   ValueId mm = kp.anchor;
   ValueId a = g.node(mm).inputs[0], b = g.node(mm).inputs[1];
@@ -244,7 +267,9 @@ void lower_matmul(const ir::Graph& g, Emitter& e, const KernelPlan& kp, LoweredK
   int r = os.rank();
   int64_t M = os[r - 2], N = os[r - 1], K = as[r - 1];
   Shape batch(std::vector<int64_t>(os.dims.begin(), os.dims.end() - 2));
-  int64_t tiles_m = (M + kTile - 1) / kTile, tiles_n = (N + kTile - 1) / kTile;
+  const int R = matmul_block(M, N, batch.numel());
+  const int BM = kTile * R, BN = kTile * R;  // block tile; K advances by kTile
+  int64_t tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
   int64_t tiles = batch.numel() * tiles_m * tiles_n;
 
   int p_tiles = e.param_u("tiles", static_cast<uint32_t>(tiles));
@@ -257,21 +282,22 @@ void lower_matmul(const ir::Graph& g, Emitter& e, const KernelPlan& kp, LoweredK
   CType acc_t = compute_type(g.type(mm).dtype);
   auto& sh = e.desc().shared;
   int sa = static_cast<int>(sh.size());
-  sh.push_back({acc_t, kTile * kTile});
+  sh.push_back({acc_t, BM * kTile});
   int sb = static_cast<int>(sh.size());
-  sh.push_back({acc_t, kTile * kTile});
+  sh.push_back({acc_t, kTile * BN});
 
+  auto u = [&](int64_t v) { return e.const_u(static_cast<uint64_t>(v)); };
+  auto add = [&](int x, int y) { return e.bin(BinaryFn::Add, x, y); };
+  auto mul = [&](int x, int y) { return e.bin(BinaryFn::Mul, x, y); };
   int t = e.begin_for(SOp::ForRows, p_tiles);
   int bi = e.bin(BinaryFn::Div, t, p_tmn);
   int rem = e.bin(BinaryFn::Rem, t, p_tmn);
   int tm = e.bin(BinaryFn::Div, rem, p_tn);
   int tn = e.bin(BinaryFn::Rem, rem, p_tn);
   int lid = e.builtin(Builtin::LocalId);
-  int tile = e.const_u(kTile);
-  int ty = e.bin(BinaryFn::Div, lid, tile);
-  int tx = e.bin(BinaryFn::Rem, lid, tile);
-  int m = e.bin(BinaryFn::Add, e.bin(BinaryFn::Mul, tm, tile), ty);
-  int n = e.bin(BinaryFn::Add, e.bin(BinaryFn::Mul, tn, tile), tx);
+  int ty = e.bin(BinaryFn::Div, lid, u(kTile));
+  int tx = e.bin(BinaryFn::Rem, lid, u(kTile));
+  int m0 = mul(tm, u(BM)), n0 = mul(tn, u(BN));
   Index batch_idx{batch, std::vector<int>(batch.rank(), -1), bi};
   std::vector<int> bdims;
   for (int d = 0; d < batch.rank(); ++d) bdims.push_back(e.dim(batch_idx, d));
@@ -283,43 +309,63 @@ void lower_matmul(const ir::Graph& g, Emitter& e, const KernelPlan& kp, LoweredK
     return idx;
   };
   int one = e.const_u(1);
-  int acc = e.new_var(acc_t, e.cast(e.const_u(0), acc_t));
+  std::vector<int> acc(R * R);
+  for (int& v : acc) v = e.new_var(acc_t, e.cast(e.const_u(0), acc_t));
   int kt = e.begin_for(SOp::ForSeq, p_kt);
-  int k0 = e.bin(BinaryFn::Mul, kt, tile);
-  // Each thread stages one element of each operand tile; out-of-range elements are zeros (read
-  // at a clamped index so every load stays in bounds).
+  int k0 = mul(kt, u(kTile));
+  // Out-of-range elements are staged as zeros (read at a clamped index: every load in bounds).
   auto stage = [&](ValueId operand, const Shape& s, int row, int rows, int col, int cols,
-                   int shared) {
+                   int shared, int slot) {
     int ok =
         e.bin(BinaryFn::LogicalAnd, e.bin(BinaryFn::Lt, row, rows), e.bin(BinaryFn::Lt, col, cols));
     int v = e.value(operand, operand_index(s, e.umin(row, e.bin(BinaryFn::Sub, rows, one)),
                                            e.umin(col, e.bin(BinaryFn::Sub, cols, one))));
     Stmt st{SOp::SharedStore, e.select(ok, e.cast(v, acc_t), e.cast(e.const_u(0), acc_t))};
     st.buffer = shared;
-    st.index = lid;
+    st.index = slot;
     e.desc().body.push_back(st);
   };
-  stage(a, as, m, pM, e.bin(BinaryFn::Add, k0, tx), pK, sa);
-  stage(b, bs, e.bin(BinaryFn::Add, k0, ty), pK, n, pN, sb);
+  // Each thread stages R elements of each tile: flat positions lid + 256 s.
+  for (int s = 0; s < R; ++s) {
+    int row = add(ty, u(kTile * s));  // A tile: BM x 16, row-major
+    stage(a, as, add(m0, row), pM, add(k0, tx), pK, sa, add(mul(row, u(kTile)), tx));
+    int flat = add(lid, u(static_cast<int64_t>(kThreads) * s));  // B tile: 16 x BN
+    int krow = e.bin(BinaryFn::Div, flat, u(BN)), col = e.bin(BinaryFn::Rem, flat, u(BN));
+    stage(b, bs, add(k0, krow), pK, add(n0, col), pN, sb, flat);
+  }
   e.barrier();
-  int kk = e.begin_for(SOp::ForSeq, tile);
-  int av = e.expr(
-      {XOp::SharedLoad, acc_t, sa, 0, {e.bin(BinaryFn::Add, e.bin(BinaryFn::Mul, ty, tile), kk)}});
-  int bv = e.expr(
-      {XOp::SharedLoad, acc_t, sb, 0, {e.bin(BinaryFn::Add, e.bin(BinaryFn::Mul, kk, tile), tx)}});
-  e.assign(acc, e.bin(BinaryFn::Add, e.var(acc, acc_t), e.bin(BinaryFn::Mul, av, bv)));
+  int kk = e.begin_for(SOp::ForSeq, e.const_u(kTile));
+  std::vector<int> av(R), bv(R);
+  for (int i = 0; i < R; ++i) {
+    int arow = add(ty, u(kTile * i));
+    av[i] = e.expr({XOp::SharedLoad, acc_t, sa, 0, {add(mul(arow, u(kTile)), kk)}});
+    bv[i] = e.expr({XOp::SharedLoad, acc_t, sb, 0, {add(mul(kk, u(BN)), add(tx, u(kTile * i)))}});
+  }
+  for (int i = 0; i < R; ++i) {
+    for (int j = 0; j < R; ++j) {
+      int cur = e.var(acc[i * R + j], acc_t);
+      e.assign(acc[i * R + j], e.bin(BinaryFn::Add, cur, e.bin(BinaryFn::Mul, av[i], bv[j])));
+    }
+  }
   e.end();
   e.barrier();
   e.end();
-  e.provide(mm, e.cast(e.var(acc, acc_t), compute_type(g.type(mm).dtype)));
-  e.begin_if(e.bin(BinaryFn::LogicalAnd, e.bin(BinaryFn::Lt, m, pM), e.bin(BinaryFn::Lt, n, pN)));
-  Index oidx{os, std::vector<int>(r, -1), -1};
-  for (int d = 0; d < r - 2; ++d) oidx.dims[d] = bdims[d];
-  oidx.dims[r - 2] = m;
-  oidx.dims[r - 1] = n;
-  int lin = e.linear(oidx);
-  for (ValueId o : kp.outputs) e.store(o, lin, e.value(o, oidx));
-  e.end();
+  // Epilogue per owned output: the accumulator stands for the matmul's value there.
+  for (int i = 0; i < R; ++i) {
+    for (int j = 0; j < R; ++j) {
+      int m = add(m0, add(ty, u(kTile * i))), n = add(n0, add(tx, u(kTile * j)));
+      e.provide(mm, e.cast(e.var(acc[i * R + j], acc_t), compute_type(g.type(mm).dtype)));
+      e.begin_if(
+          e.bin(BinaryFn::LogicalAnd, e.bin(BinaryFn::Lt, m, pM), e.bin(BinaryFn::Lt, n, pN)));
+      Index oidx{os, std::vector<int>(r, -1), -1};
+      for (int d = 0; d < r - 2; ++d) oidx.dims[d] = bdims[d];
+      oidx.dims[r - 2] = m;
+      oidx.dims[r - 1] = n;
+      int lin = e.linear(oidx);
+      for (ValueId o : kp.outputs) e.store(o, lin, e.value(o, oidx));
+      e.end();
+    }
+  }
   e.end();
   out.work_items = static_cast<uint64_t>(tiles);
   out.per_row = true;

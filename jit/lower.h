@@ -25,6 +25,10 @@ struct LoweredKernel {
 // cache keys on it).
 bool row_fits_registers(int64_t row_length);
 
+// The per-thread output block edge (1, 2, 4 or 8) of the matmul template for an M x N output
+// with `batch` matrices: a specialisation, so the plan cache keys on it.
+int matmul_block(int64_t m, int64_t n, int64_t batch);
+
 LoweredKernel lower_kernel(const ir::Graph& g, const Plan& plan, int kernel,
                            const Emitter::LayoutFn& layout);
 

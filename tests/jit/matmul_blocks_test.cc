@@ -1,0 +1,55 @@
+// The matmul template's per-thread blocks (1, 2, 4, 8 outputs squared), each forced through
+// EMBER_MATMUL_BLOCK on small problems: edges that are not multiples of the block tile, batches
+// with broadcasting, transposed-view operands, fused prologues and epilogues, half precision.
+#include <cstdlib>
+#include <string>
+
+#include "tests/jit/gpu_util.h"
+
+namespace ember {
+namespace {
+
+class MatmulBlocks : public ::testing::TestWithParam<int> {
+ protected:
+  void SetUp() override { setenv("EMBER_MATMUL_BLOCK", std::to_string(GetParam()).c_str(), 1); }
+  void TearDown() override { unsetenv("EMBER_MATMUL_BLOCK"); }
+};
+
+TEST_P(MatmulBlocks, RaggedEdgesWithEpilogue) {
+  EMBER_REQUIRE_GPU_DEVICE();
+  testing::expect_same_fused_and_unfused([](const Device& dev) -> std::vector<RawTensor> {
+    auto a = Tensor<2>::from_data(testing::host_uniform({37, 19}, 71), dev);
+    auto b = Tensor<2>::from_data(testing::host_uniform({19, 45}, 72), dev);
+    auto bias = Tensor<2>::from_data(testing::host_uniform({1, 45}, 73), dev);
+    auto y = activation::relu(a.matmul(b) + bias);
+    return {y.raw(), a.matmul(b).raw()};
+  });
+}
+
+TEST_P(MatmulBlocks, BatchedBroadcastAndTransposedViews) {
+  EMBER_REQUIRE_GPU_DEVICE();
+  testing::expect_same_fused_and_unfused([](const Device& dev) -> std::vector<RawTensor> {
+    auto a = Tensor<3>::from_data(testing::host_uniform({3, 21, 33}, 74), dev);
+    auto b = Tensor<3>::from_data(testing::host_uniform({1, 40, 33}, 75), dev);
+    auto y = a.matmul(b.swap_dims(1, 2));              // [3, 21, 40], b read transposed
+    auto z = a.swap_dims(1, 2).matmul(a.exp() * 0.1);  // [3, 33, 33], prologue on both sides
+    return {y.raw(), z.raw()};
+  });
+}
+
+TEST_P(MatmulBlocks, HalfPrecisionAndLongK) {
+  EMBER_REQUIRE_GPU_DEVICE();
+  testing::expect_same_fused_and_unfused(
+      [](const Device& dev) -> std::vector<RawTensor> {
+        auto a = Tensor<2>::from_data(testing::host_uniform({40, 300}, 76), dev);
+        auto b = Tensor<2>::from_data(testing::host_uniform({300, 24}, 77), dev);
+        return {a.cast(DType::F16).matmul(b.cast(DType::F16)).raw(), a.matmul(b).raw()};
+      },
+      2e-2, 2e-1);
+}
+
+INSTANTIATE_TEST_SUITE_P(Blocks, MatmulBlocks, ::testing::Values(1, 2, 4, 8),
+                         [](const auto& info) { return "R" + std::to_string(info.param); });
+
+}  // namespace
+}  // namespace ember
