@@ -254,11 +254,30 @@ void lower_row(const ir::Graph& g, Emitter& e, const KernelPlan& kp, LoweredKern
   out.per_row = true;
 }
 
+// Whether the operand's columns (its last dim) are not the last dim of the buffer it is read
+// from: a transposed view (backward's h^T @ g). Staging then walks the rows with consecutive
+// threads so that loads stay coalesced.
+bool reads_transposed(const ir::Graph& g, const Plan& plan, ValueId v) {
+  int d = g.type(v).shape.rank() - 1;
+  while (!plan.stored[v]) {
+    const ir::Node& n = g.node(v);
+    if (n.op == OpKind::Permute) {
+      d = n.get<ir::PermuteAttrs>().perm[d];
+    } else if (n.op != OpKind::Cast && n.op != OpKind::Expand && n.op != OpKind::Slice &&
+               n.op != OpKind::Flip && n.op != OpKind::Unary) {
+      return false;  // reshapes and computed values: assume the usual layout
+    }
+    v = n.inputs[0];
+  }
+  return d != g.type(v).shape.rank() - 1;
+}
+
 // Register-blocked tiled matmul: 16 x 16 threads, each computing R x R outputs (rows ty + 16i,
 // columns tx + 16j of a 16R x 16R block tile, so shared-memory reads broadcast or are
 // consecutive and output stores coalesce), over K in steps of 16 staged through shared memory.
 // R = 1 is the plain one-output-per-thread tile.
-void lower_matmul(const ir::Graph& g, Emitter& e, const KernelPlan& kp, LoweredKernel& out) {
+void lower_matmul(const ir::Graph& g, const Plan& plan, Emitter& e, const KernelPlan& kp,
+                  LoweredKernel& out) {
   ValueId mm = kp.anchor;
   ValueId a = g.node(mm).inputs[0], b = g.node(mm).inputs[1];
   const Shape& os = kp.shape;
@@ -280,11 +299,14 @@ void lower_matmul(const ir::Graph& g, Emitter& e, const KernelPlan& kp, LoweredK
   int pK = e.param_u("K", static_cast<uint32_t>(K));
   int p_kt = e.param_u("ktiles", static_cast<uint32_t>((K + kTile - 1) / kTile));
   CType acc_t = compute_type(g.type(mm).dtype);
+  // Shared rows padded by one element: staging along either dim stays free of bank conflicts.
+  const int AS = kTile + 1, BS = BN + 1;
   auto& sh = e.desc().shared;
   int sa = static_cast<int>(sh.size());
-  sh.push_back({acc_t, BM * kTile});
+  sh.push_back({acc_t, BM * AS});
   int sb = static_cast<int>(sh.size());
-  sh.push_back({acc_t, kTile * BN});
+  sh.push_back({acc_t, kTile * BS});
+  const bool a_t = reads_transposed(g, plan, a), b_t = reads_transposed(g, plan, b);
 
   auto u = [&](int64_t v) { return e.const_u(static_cast<uint64_t>(v)); };
   auto add = [&](int x, int y) { return e.bin(BinaryFn::Add, x, y); };
@@ -325,21 +347,27 @@ void lower_matmul(const ir::Graph& g, Emitter& e, const KernelPlan& kp, LoweredK
     st.index = slot;
     e.desc().body.push_back(st);
   };
-  // Each thread stages R elements of each tile: flat positions lid + 256 s.
+  // Each thread stages R elements of each tile, flat positions lid + 256 s, consecutive threads
+  // along the operand's contiguous dim.
   for (int s = 0; s < R; ++s) {
-    int row = add(ty, u(kTile * s));  // A tile: BM x 16, row-major
-    stage(a, as, add(m0, row), pM, add(k0, tx), pK, sa, add(mul(row, u(kTile)), tx));
-    int flat = add(lid, u(static_cast<int64_t>(kThreads) * s));  // B tile: 16 x BN
-    int krow = e.bin(BinaryFn::Div, flat, u(BN)), col = e.bin(BinaryFn::Rem, flat, u(BN));
-    stage(b, bs, add(k0, krow), pK, add(n0, col), pN, sb, flat);
+    int flat = add(lid, u(static_cast<int64_t>(kThreads) * s));
+    auto split = [&](int64_t fast) {
+      return std::pair{e.bin(BinaryFn::Div, flat, u(fast)), e.bin(BinaryFn::Rem, flat, u(fast))};
+    };
+    auto [a_hi, a_lo] = split(a_t ? BM : kTile);  // A tile: BM x 16
+    int arow = a_t ? a_lo : a_hi, acol = a_t ? a_hi : a_lo;
+    stage(a, as, add(m0, arow), pM, add(k0, acol), pK, sa, add(mul(arow, u(AS)), acol));
+    auto [b_hi, b_lo] = split(b_t ? kTile : BN);  // B tile: 16 x BN
+    int krow = b_t ? b_lo : b_hi, bcol = b_t ? b_hi : b_lo;
+    stage(b, bs, add(k0, krow), pK, add(n0, bcol), pN, sb, add(mul(krow, u(BS)), bcol));
   }
   e.barrier();
   int kk = e.begin_for(SOp::ForSeq, e.const_u(kTile));
   std::vector<int> av(R), bv(R);
   for (int i = 0; i < R; ++i) {
     int arow = add(ty, u(kTile * i));
-    av[i] = e.expr({XOp::SharedLoad, acc_t, sa, 0, {add(mul(arow, u(kTile)), kk)}});
-    bv[i] = e.expr({XOp::SharedLoad, acc_t, sb, 0, {add(mul(kk, u(BN)), add(tx, u(kTile * i)))}});
+    av[i] = e.expr({XOp::SharedLoad, acc_t, sa, 0, {add(mul(arow, u(AS)), kk)}});
+    bv[i] = e.expr({XOp::SharedLoad, acc_t, sb, 0, {add(mul(kk, u(BS)), add(tx, u(kTile * i)))}});
   }
   for (int i = 0; i < R; ++i) {
     for (int j = 0; j < R; ++j) {
@@ -484,7 +512,7 @@ LoweredKernel lower_kernel(const ir::Graph& g, const Plan& plan, int kernel,
       lower_row(g, e, kp, out);
       break;
     case KernelKind::Matmul:
-      lower_matmul(g, e, kp, out);
+      lower_matmul(g, plan, e, kp, out);
       break;
     case KernelKind::Sort:
       lower_sort(g, e, kp, out);
