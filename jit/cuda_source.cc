@@ -128,8 +128,9 @@ class Cuda final : public Dialect {
     if (k.uses_errors) s += ", uint* E";
     s += ") {\n";
     for (size_t i = 0; i < k.shared.size(); ++i) {
-      absl::StrAppend(&s, "  __shared__ ", type(k.shared[i].type), " sh", i, "[", k.shared[i].size,
-                      "];\n");
+      // 16-byte aligned, so runs of four elements load as one vector.
+      absl::StrAppend(&s, "  __shared__ __align__(16) ", type(k.shared[i].type), " sh", i, "[",
+                      k.shared[i].size, "];\n");
     }
     std::set<CType> reduce_types;
     bool arg = false;

@@ -299,11 +299,13 @@ void lower_matmul(const ir::Graph& g, const Plan& plan, Emitter& e, const Kernel
   int pK = e.param_u("K", static_cast<uint32_t>(K));
   int p_kt = e.param_u("ktiles", static_cast<uint32_t>((K + kTile - 1) / kTile));
   CType acc_t = compute_type(g.type(mm).dtype);
-  // Shared rows padded by one element: staging along either dim stays free of bank conflicts.
-  const int AS = kTile + 1, BS = BN + 1;
+  // Both tiles are stored k-major (As[k][m], Bs[k][n]) so a thread's rows and columns are
+  // contiguous and read as 16-byte vectors; rows padded by 4 elements (keeping that alignment)
+  // spread the staging stores over banks.
+  const int AS = BM + 4, BS = BN + 4;
   auto& sh = e.desc().shared;
   int sa = static_cast<int>(sh.size());
-  sh.push_back({acc_t, BM * AS});
+  sh.push_back({acc_t, kTile * AS});
   int sb = static_cast<int>(sh.size());
   sh.push_back({acc_t, kTile * BS});
   const bool a_t = reads_transposed(g, plan, a), b_t = reads_transposed(g, plan, b);
@@ -320,6 +322,13 @@ void lower_matmul(const ir::Graph& g, const Plan& plan, Emitter& e, const Kernel
   int ty = e.bin(BinaryFn::Div, lid, u(kTile));
   int tx = e.bin(BinaryFn::Rem, lid, u(kTile));
   int m0 = mul(tm, u(BM)), n0 = mul(tn, u(BN));
+  // The i-th row (or column) of the block tile a thread owns, t being its ty (or tx): runs of 4
+  // contiguous elements, 64 apart (a quarter-warp's 16-byte reads then cover 32 distinct
+  // banks); blocks under 4 interleave one element 16 apart.
+  auto owned = [&](int t, int i) {
+    if (R < 4) return add(t, u(kTile * i));
+    return add(mul(t, u(4)), u(static_cast<int64_t>(i / 4) * kTile * 4 + i % 4));
+  };
   Index batch_idx{batch, std::vector<int>(batch.rank(), -1), bi};
   std::vector<int> bdims;
   for (int d = 0; d < batch.rank(); ++d) bdims.push_back(e.dim(batch_idx, d));
@@ -356,7 +365,7 @@ void lower_matmul(const ir::Graph& g, const Plan& plan, Emitter& e, const Kernel
     };
     auto [a_hi, a_lo] = split(a_t ? BM : kTile);  // A tile: BM x 16
     int arow = a_t ? a_lo : a_hi, acol = a_t ? a_hi : a_lo;
-    stage(a, as, add(m0, arow), pM, add(k0, acol), pK, sa, add(mul(arow, u(AS)), acol));
+    stage(a, as, add(m0, arow), pM, add(k0, acol), pK, sa, add(mul(acol, u(AS)), arow));
     auto [b_hi, b_lo] = split(b_t ? kTile : BN);  // B tile: 16 x BN
     int krow = b_t ? b_lo : b_hi, bcol = b_t ? b_hi : b_lo;
     stage(b, bs, add(k0, krow), pK, add(n0, bcol), pN, sb, add(mul(krow, u(BS)), bcol));
@@ -365,9 +374,8 @@ void lower_matmul(const ir::Graph& g, const Plan& plan, Emitter& e, const Kernel
   int kk = e.begin_for(SOp::ForSeq, e.const_u(kTile));
   std::vector<int> av(R), bv(R);
   for (int i = 0; i < R; ++i) {
-    int arow = add(ty, u(kTile * i));
-    av[i] = e.expr({XOp::SharedLoad, acc_t, sa, 0, {add(mul(arow, u(AS)), kk)}});
-    bv[i] = e.expr({XOp::SharedLoad, acc_t, sb, 0, {add(mul(kk, u(BS)), add(tx, u(kTile * i)))}});
+    av[i] = e.expr({XOp::SharedLoad, acc_t, sa, 0, {add(mul(kk, u(AS)), owned(ty, i))}});
+    bv[i] = e.expr({XOp::SharedLoad, acc_t, sb, 0, {add(mul(kk, u(BS)), owned(tx, i))}});
   }
   for (int i = 0; i < R; ++i) {
     for (int j = 0; j < R; ++j) {
@@ -381,7 +389,7 @@ void lower_matmul(const ir::Graph& g, const Plan& plan, Emitter& e, const Kernel
   // Epilogue per owned output: the accumulator stands for the matmul's value there.
   for (int i = 0; i < R; ++i) {
     for (int j = 0; j < R; ++j) {
-      int m = add(m0, add(ty, u(kTile * i))), n = add(n0, add(tx, u(kTile * j)));
+      int m = add(m0, owned(ty, i)), n = add(n0, owned(tx, j));
       e.provide(mm, e.cast(e.var(acc[i * R + j], acc_t), compute_type(g.type(mm).dtype)));
       e.begin_if(
           e.bin(BinaryFn::LogicalAnd, e.bin(BinaryFn::Lt, m, pM), e.bin(BinaryFn::Lt, n, pN)));
