@@ -17,6 +17,7 @@
 #include "jit/fusion_switch.h"
 #include "jit/lower.h"
 #include "jit/plan.h"
+#include "jit/split_reductions.h"
 #include "jit/stats.h"
 
 namespace ember::jit {
@@ -223,9 +224,22 @@ void clear_plan_cache() {
   }
 }
 
+std::vector<Outcome> execute_planned(const ir::Graph& g, const std::vector<ir::ValueId>& outputs,
+                                     std::span<const runtime::Array> inputs,
+                                     runtime::Backend& backend);
+
 std::vector<Outcome> execute_compiled(const ir::Graph& g, const std::vector<ir::ValueId>& outputs,
                                       std::span<const runtime::Array> inputs,
                                       runtime::Backend& backend) {
+  if (!has_long_reductions(g)) return execute_planned(g, outputs, inputs, backend);
+  std::vector<ir::ValueId> split_outputs = outputs;
+  ir::Graph split = split_long_reductions(g, split_outputs);
+  return execute_planned(split, split_outputs, inputs, backend);
+}
+
+std::vector<Outcome> execute_planned(const ir::Graph& g, const std::vector<ir::ValueId>& outputs,
+                                     std::span<const runtime::Array> inputs,
+                                     runtime::Backend& backend) {
   bool fusion = fusion_enabled();
   uint64_t key = plan_key(g, outputs, inputs, fusion);
   PlanCache& cache = plan_cache(&backend);

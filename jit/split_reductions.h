@@ -1,0 +1,18 @@
+#pragma once
+// Long reductions over few rows (a loss's mean over a whole batch) would run as a handful of
+// workgroups each walking millions of elements. This rewrite splits each such reduction in two:
+// over chunks of the reduced axis, then over the chunks' partial results, so both halves spread
+// over many workgroups. A graph-to-graph transform applied before planning.
+#include <vector>
+
+#include "ir/graph.h"
+
+namespace ember::jit {
+
+// Whether any reduction of `g` would be split (cheap: the rewrite copies the graph only then).
+bool has_long_reductions(const ir::Graph& g);
+
+// `g` with its long reductions split; `outputs` is rewritten to the new ids.
+ir::Graph split_long_reductions(const ir::Graph& g, std::vector<ir::ValueId>& outputs);
+
+}  // namespace ember::jit
