@@ -127,6 +127,9 @@ class Cuda final : public Dialect {
     }
     if (k.uses_errors) s += ", uint* E";
     s += ") {\n";
+    // The block size as a compile-time constant (launches always use it), as GLSL's
+    // gl_WorkGroupSize: loop strides become immediates.
+    absl::StrAppend(&s, "  constexpr uint WG_ = ", k.workgroup_size, "u;\n");
     for (size_t i = 0; i < k.shared.size(); ++i) {
       // 16-byte aligned, so runs of four elements load as one vector.
       absl::StrAppend(&s, "  __shared__ __align__(16) ", type(k.shared[i].type), " sh", i, "[",
@@ -166,12 +169,12 @@ class Cuda final : public Dialect {
       case Builtin::NumWorkgroups:
         return "gridDim.x";
       case Builtin::WorkgroupSize:
-        return "blockDim.x";
+        return "WG_";
     }
     return "0u";
   }
-  std::string global_id() const override { return "(blockIdx.x * blockDim.x + threadIdx.x)"; }
-  std::string grid_stride() const override { return "(gridDim.x * blockDim.x)"; }
+  std::string global_id() const override { return "(blockIdx.x * WG_ + threadIdx.x)"; }
+  std::string grid_stride() const override { return "(gridDim.x * WG_)"; }
   std::string barrier() const override { return "__syncthreads();"; }
   std::string unroll() const override { return "\n#pragma unroll\n"; }
   std::string infinity(CType t, bool negative) const override {
