@@ -2,9 +2,11 @@
 // then report kernel-side errors against the outputs that depend on them.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <set>
 #include <string_view>
 #include <unordered_map>
 
@@ -16,9 +18,11 @@
 #include "jit/executor.h"
 #include "jit/fusion_switch.h"
 #include "jit/lower.h"
+#include "jit/matmul_tuning.h"
 #include "jit/plan.h"
 #include "jit/split_reductions.h"
 #include "jit/stats.h"
+#include "runtime/host_convert.h"
 
 namespace ember::jit {
 namespace {
@@ -90,22 +94,20 @@ void log_launch(const ir::Graph& g, const LoweredKernel& lk, const runtime::Laun
 // ranks, which dims are 1 or equal) plus what the lowering specialises on beyond it: inputs'
 // contiguity, empty values, and the vector path's divisibility and size thresholds.
 uint64_t plan_key(const ir::Graph& g, const std::vector<ir::ValueId>& outputs,
-                  std::span<const runtime::Array> inputs, bool fusion) {
+                  std::span<const runtime::Array> inputs, bool fusion,
+                  const runtime::Backend& backend) {
   uint64_t h = ir::structural_hash(g, outputs) ^ (fusion ? 0x9e3779b97f4a7c15ull : 0);
   auto mix = [&h](uint64_t v) { h = (h ^ v) * 0x100000001b3ull; };
   for (const runtime::Array& a : inputs) mix(a.is_contiguous());
-  for (const ir::Node& n : g.nodes()) {
+  for (ir::ValueId v = 0; v < g.size(); ++v) {
+    const ir::Node& n = g.node(v);
     int64_t numel = n.type.shape.numel();
     mix((numel == 0) | (numel % 4 == 0) << 1 | (numel >= 1024) << 2);
     if (n.op == ir::OpKind::Reduce) {
       const Shape& in = g.type(n.inputs[0]).shape;
       mix(row_fits_registers(in[n.get<ir::ReduceAttrs>().axis]));
     }
-    if (n.op == ir::OpKind::Matmul) {
-      const Shape& s = n.type.shape;
-      int r = s.rank();
-      mix(matmul_block(s[r - 2], s[r - 1], s.numel() / std::max<int64_t>(1, s[r - 2] * s[r - 1])));
-    }
+    if (n.op == ir::OpKind::Matmul) mix(chosen_matmul_block(g, v, backend));
     if (n.op == ir::OpKind::Pad) {  // unpadded dims skip the bounds test
       const auto& p = n.get<ir::PadAttrs>();
       uint64_t mask = 0;
@@ -170,6 +172,62 @@ struct CachedPlan {
   uint64_t layout = 0;
   std::vector<LoweredKernel> lowered;
 };
+
+std::vector<float> download_as_f32(runtime::Backend& backend, const runtime::Array& a) {
+  int64_t n = a.type.shape.numel();
+  std::vector<uint8_t> raw(static_cast<size_t>(n) * dtype_size(a.type.dtype));
+  backend.download(a, raw.data());
+  std::vector<float> out(static_cast<size_t>(n));
+  runtime::convert_elements(a.type.dtype, raw.data(), DType::F32, out.data(), n);
+  return out;
+}
+
+// Candidates reorder the K summation differently: equal up to rounding.
+bool close_enough(const std::vector<float>& got, const std::vector<float>& want) {
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (std::isnan(got[i]) && std::isnan(want[i])) continue;
+    if (!(std::abs(got[i] - want[i]) <= 1e-3f * (1.0f + std::abs(want[i])))) return false;
+  }
+  return true;
+}
+
+// Times matmul kernel k of the plan with each block on this flush's buffers (its inputs are
+// computed: earlier kernels were launched) and returns the winner. A candidate whose result
+// differs from the heuristic block's is discarded.
+int tune_matmul_kernel(const ir::Graph& g, const Plan& plan, int k, const Emitter::LayoutFn& layout,
+                       const std::vector<std::optional<runtime::Array>>& arrays,
+                       runtime::Backend& backend) {
+  ir::ValueId out = plan.kernels[k].outputs[0];
+  std::vector<float> reference;
+  std::set<int> checked;
+  auto time_block = [&](int block) -> double {
+    Plan trial = plan;
+    trial.kernels[k].block = block;
+    LoweredKernel lk = lower_kernel(g, trial, k, layout);
+    std::shared_ptr<runtime::Kernel> kernel = get_kernel(lk.desc, backend);
+    runtime::Launch l;
+    for (ir::ValueId b : lk.bindings) l.buffers.push_back(*arrays[b]);
+    l.writes = lk.writes;
+    l.params = lk.params;
+    l.groups[0] = groups_for(lk, backend.max_workgroups());
+    backend.sync();
+    backend.take_device_time_ns();
+    backend.launch(*kernel, l);
+    backend.sync();
+    double ms = backend.take_device_time_ns() / 1e6;
+    if (checked.insert(block).second) {
+      std::vector<float> got = download_as_f32(backend, *arrays[out]);
+      if (reference.empty()) {
+        reference = std::move(got);
+      } else if (!close_enough(got, reference)) {
+        return -1;
+      }
+    }
+    return ms;
+  };
+  time_block(plan.kernels[k].block);  // the heuristic's result is the check's reference
+  return tune_matmul_block(g, plan.kernels[k].anchor, backend, time_block);
+}
 
 // This flush's lowered kernels: the cached ones with this graph's scalars when the layout
 // matches, else lowered afresh (and kept for the next flush).
@@ -241,7 +299,7 @@ std::vector<Outcome> execute_planned(const ir::Graph& g, const std::vector<ir::V
                                      std::span<const runtime::Array> inputs,
                                      runtime::Backend& backend) {
   bool fusion = fusion_enabled();
-  uint64_t key = plan_key(g, outputs, inputs, fusion);
+  uint64_t key = plan_key(g, outputs, inputs, fusion, backend);
   PlanCache& cache = plan_cache(&backend);
   std::shared_ptr<CachedPlan> cached;
   {
@@ -258,6 +316,9 @@ std::vector<Outcome> execute_planned(const ir::Graph& g, const std::vector<ir::V
   } else {
     cached = std::make_shared<CachedPlan>();
     cached->plan = make_plan(g, outputs, fusion);
+    for (KernelPlan& kp : cached->plan.kernels) {
+      if (kp.kind == KernelKind::Matmul) kp.block = chosen_matmul_block(g, kp.anchor, backend);
+    }
     plan = cached->plan;
   }
   if (dump_enabled("plan") && !hit) {
@@ -307,6 +368,14 @@ std::vector<Outcome> execute_planned(const ir::Graph& g, const std::vector<ir::V
       } else {
         arrays[o] = backend.allocate(g.type(o));
       }
+    }
+    if (!hit && plan.kernels[k].kind == KernelKind::Matmul && !lk.desc.uses_errors &&
+        matmul_needs_tuning(g, plan.kernels[k].anchor, backend)) {
+      int block = tune_matmul_kernel(g, plan, k, layout, arrays, backend);
+      plan.kernels[k].block = cached->plan.kernels[k].block = block;
+      lk = lower_kernel(g, plan, k, layout);
+      std::lock_guard lock(cached->mutex);
+      cached->layout = 0;  // the kept lowering used the untuned block
     }
     if (!hit) cached->kernels.push_back(get_kernel(lk.desc, backend));
     const runtime::Kernel& kernel = *cached->kernels[k];

@@ -286,7 +286,7 @@ void lower_matmul(const ir::Graph& g, const Plan& plan, Emitter& e, const Kernel
   int r = os.rank();
   int64_t M = os[r - 2], N = os[r - 1], K = as[r - 1];
   Shape batch(std::vector<int64_t>(os.dims.begin(), os.dims.end() - 2));
-  const int R = matmul_block(M, N, batch.numel());
+  const int R = kp.block > 0 ? kp.block : matmul_block(M, N, batch.numel());
   const int BM = kTile * R, BN = kTile * R;  // block tile; K advances by kTile
   int64_t tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
   int64_t tiles = batch.numel() * tiles_m * tiles_n;

@@ -25,6 +25,7 @@ struct KernelPlan {
   ir::ValueId anchor = -1;              // matmul / sort / scatter node
   std::vector<ir::ValueId> reductions;  // row kernels: computed in this order
   std::vector<ir::ValueId> outputs;     // values this kernel stores
+  int block = 0;  // matmul: per-thread output block edge (autotuned or heuristic; 0: heuristic)
 };
 
 struct Plan {

@@ -77,6 +77,8 @@ class Backend {
   virtual ~Backend() = default;
   virtual DeviceKind kind() const = 0;
   virtual std::string name() const = 0;
+  // Vendor, device and driver: what an autotuned winner is valid for.
+  virtual std::string fingerprint() const { return name(); }
   // What compiled kernels target (e.g. "sm_90a"); empty where it does not matter.
   virtual std::string target() const { return ""; }
   // Copies `type.shape.numel()` densely packed elements into a new contiguous array.

@@ -11,8 +11,9 @@ declare -A allowed=(
   [jit]="ir runtime kernels autotune jit"
   [frontend]="ir runtime kernels autotune jit frontend"
   [data]="ir frontend data"
+  [tools]="ir runtime kernels autotune jit frontend data tools"
 )
-layers="ir runtime kernels autotune jit frontend data"
+layers="ir runtime kernels autotune jit frontend data tools"
 status=0
 checked=0
 for layer in "${!allowed[@]}"; do

@@ -98,6 +98,11 @@ class VulkanBackend final : public Backend {
     return absl::StrCat("vulkan:", index_, " (", ctx_.info().name, ", ", ctx_.info().type_name(),
                         ")");
   }
+  std::string fingerprint() const override {
+    const auto& i = ctx_.info();
+    return absl::StrCat("vulkan ", absl::Hex(i.vendor_id), " ", i.name, " driver ",
+                        i.driver_version);
+  }
   Array allocate(const TensorType& type) override;
   Array upload(const TensorType& type, const void* data) override;
   void download(const Array& a, void* dst) override;

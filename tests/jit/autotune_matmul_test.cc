@@ -1,0 +1,81 @@
+// The matmul block choice through the autotune cache on the GPU device: with
+// EMBER_AUTOTUNE=on a new key is tuned (every candidate timed, results checked, the entry
+// stored) and the result is right; with =cached a stored winner is used as is.
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include "autotune/store.h"
+#include "frontend/stream.h"
+#include "ir/builder.h"
+#include "jit/matmul_tuning.h"
+#include "tests/jit/gpu_util.h"
+
+namespace ember {
+namespace {
+
+class AutotuneMatmul : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("ember-autotune-test-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir_);
+    setenv("EMBER_CACHE_DIR", dir_.c_str(), 1);
+  }
+  void TearDown() override {
+    unsetenv("EMBER_AUTOTUNE");
+    unsetenv("EMBER_CACHE_DIR");
+    std::filesystem::remove_all(dir_);
+  }
+  std::filesystem::path dir_;
+};
+
+// The key a [m, k] x [k, n] f32 matmul gets on the GPU device.
+std::string key_for(int64_t m, int64_t k, int64_t n) {
+  ir::Graph g;
+  ir::Builder b(g);
+  ir::ValueId mm = b.matmul(b.input(0, {DType::F32, {m, k}}), b.input(1, {DType::F32, {k, n}}));
+  return jit::matmul_tune_key(g, mm, detail::backend_for(testing::gpu_device())).to_string();
+}
+
+TEST_F(AutotuneMatmul, OnTunesANewKeyAndStoresEveryCandidate) {
+  EMBER_REQUIRE_GPU_DEVICE();
+  setenv("EMBER_AUTOTUNE", "on", 1);
+  testing::expect_same(
+      [](const Device& dev) -> std::vector<RawTensor> {
+        auto a = Tensor<2>::from_data(testing::host_uniform({40, 24}, 91), dev);
+        auto b = Tensor<2>::from_data(testing::host_uniform({24, 56}, 92), dev);
+        return {(a.matmul(b) * 2.0).raw()};
+      },
+      testing::gpu_device());
+  auto e = autotune::process_store().lookup(key_for(40, 24, 56));
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->family, "matmul");
+  EXPECT_EQ(e->candidates.size(), 4u);
+  EXPECT_EQ(e->winner.rfind("block=", 0), 0u);
+}
+
+TEST_F(AutotuneMatmul, CachedUsesTheStoredWinner) {
+  EMBER_REQUIRE_GPU_DEVICE();
+  setenv("EMBER_AUTOTUNE", "cached", 1);
+  autotune::Entry e;
+  e.key = key_for(48, 16, 72);
+  e.family = "matmul";
+  e.winner = "block=2";
+  e.winner_ms = 1;
+  autotune::process_store().record(e);
+  ir::Graph g;
+  ir::Builder b(g);
+  ir::ValueId mm = b.matmul(b.input(0, {DType::F32, {48, 16}}), b.input(1, {DType::F32, {16, 72}}));
+  EXPECT_EQ(jit::chosen_matmul_block(g, mm, detail::backend_for(testing::gpu_device())), 2);
+  testing::expect_same(
+      [](const Device& dev) -> std::vector<RawTensor> {
+        auto a = Tensor<2>::from_data(testing::host_uniform({48, 16}, 93), dev);
+        auto b = Tensor<2>::from_data(testing::host_uniform({16, 72}, 94), dev);
+        return {a.matmul(b).raw()};
+      },
+      testing::gpu_device());
+}
+
+}  // namespace
+}  // namespace ember
