@@ -166,6 +166,20 @@ void BM_matmul_8192_bf16(benchmark::State& state) {
       state, state.range(0), [&] { c = a.matmul(b); }, 0, 2.0 * n * n * n);
 }
 
+// Square matmuls at the autotune table's sizes (f32 and bf16): compared with EMBER_AUTOTUNE=off
+// (the heuristic block) and =on (the tuned block; tuning happens in the warm-up steps).
+void BM_matmul_square(benchmark::State& state) {
+  int64_t n = state.range(0) / (shrink() > 1 ? 8 : 1);
+  DType t = state.range(1) ? DType::BF16 : DType::F32;
+  auto a = mat(n, n, 15).cast(t), b = mat(n, n, 16).cast(t);
+  sync(bench_device());
+  Tensor<2> c;
+  run_timed(
+      state, true, [&] { c = a.matmul(b); }, 0, 2.0 * n * n * n);
+  state.SetLabel(bench_device().to_string() + (t == DType::BF16 ? " bf16" : " f32") + " autotune=" +
+                 (std::getenv("EMBER_AUTOTUNE") ? std::getenv("EMBER_AUTOTUNE") : "default"));
+}
+
 // Listed so the table shows the gap: Ember has no TF32 mode yet, and its f32 matmul stays exact.
 void BM_matmul_4096_tf32(benchmark::State& state) {
   for (auto _ : state) {
@@ -350,6 +364,11 @@ EMBER_WORKLOAD(BM_matmul_8192_bf16);
 EMBER_WORKLOAD(BM_chain100_1K);
 EMBER_WORKLOAD(BM_mlp_train_step);
 EMBER_WORKLOAD(BM_transformer_block);
+BENCHMARK(BM_matmul_square)
+    ->ArgNames({"n", "bf16"})
+    ->ArgsProduct({{1024, 4096, 8192}, {0, 1}})
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_start)->ArgName("warm")->Arg(0)->Arg(1)->Iterations(3)->UseManualTime()->Unit(
     benchmark::kMillisecond);
 

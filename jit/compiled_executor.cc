@@ -369,16 +369,25 @@ std::vector<Outcome> execute_planned(const ir::Graph& g, const std::vector<ir::V
         arrays[o] = backend.allocate(g.type(o));
       }
     }
-    if (!hit && plan.kernels[k].kind == KernelKind::Matmul && !lk.desc.uses_errors &&
+    // A matmul whose key is not tuned yet (plan hits included: sizes may differ) is tuned now;
+    // a different winner changes this launch's kernel, and later flushes plan with it.
+    std::shared_ptr<runtime::Kernel> tuned;
+    if (plan.kernels[k].kind == KernelKind::Matmul && !lk.desc.uses_errors &&
         matmul_needs_tuning(g, plan.kernels[k].anchor, backend)) {
       int block = tune_matmul_kernel(g, plan, k, layout, arrays, backend);
-      plan.kernels[k].block = cached->plan.kernels[k].block = block;
-      lk = lower_kernel(g, plan, k, layout);
-      std::lock_guard lock(cached->mutex);
-      cached->layout = 0;  // the kept lowering used the untuned block
+      if (block != plan.kernels[k].block) {
+        plan.kernels[k].block = block;
+        lk = lower_kernel(g, plan, k, layout);
+        if (hit) tuned = get_kernel(lk.desc, backend);
+        if (!hit) {
+          cached->plan.kernels[k].block = block;
+          std::lock_guard lock(cached->mutex);
+          cached->layout = 0;  // the kept lowering used the untuned block
+        }
+      }
     }
     if (!hit) cached->kernels.push_back(get_kernel(lk.desc, backend));
-    const runtime::Kernel& kernel = *cached->kernels[k];
+    const runtime::Kernel& kernel = tuned ? *tuned : *cached->kernels[k];
     runtime::Launch l;
     for (ir::ValueId b : lk.bindings) l.buffers.push_back(*arrays[b]);
     l.writes = lk.writes;

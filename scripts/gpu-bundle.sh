@@ -8,11 +8,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_EXE_LINKER_FLAGS="-static-libstdc++ -static-libgcc" > /dev/null
-targets=(jit_tests runtime_tests ember_bench tensor_basics fashion_mnist)
+targets=(jit_tests runtime_tests ember_bench tensor_basics fashion_mnist ember-autotune)
 cmake --build build-gpu -j "$(nproc)" --target "${targets[@]}"
 rm -rf gpu-bundle && mkdir -p gpu-bundle/bin gpu-bundle/lib gpu-bundle/data
 cp build-gpu/tests/jit_tests build-gpu/tests/runtime_tests build-gpu/bench/ember_bench \
-  build-gpu/examples/tensor_basics build-gpu/examples/fashion_mnist gpu-bundle/bin/
+  build-gpu/examples/tensor_basics build-gpu/examples/fashion_mnist build-gpu/tools/ember-autotune \
+  gpu-bundle/bin/
 strip gpu-bundle/bin/*
 # The training example's data (Debian's dataset-fashion-mnist), already gzip'd.
 cp /usr/share/datasets/fashion-mnist/*.gz gpu-bundle/data/

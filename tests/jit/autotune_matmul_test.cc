@@ -55,6 +55,22 @@ TEST_F(AutotuneMatmul, OnTunesANewKeyAndStoresEveryCandidate) {
   EXPECT_EQ(e->winner.rfind("block=", 0), 0u);
 }
 
+// A second size of the same structure hits the plan cache but is a new key: tuned too.
+TEST_F(AutotuneMatmul, OnTunesEachKeyEvenOnPlanCacheHits) {
+  EMBER_REQUIRE_GPU_DEVICE();
+  setenv("EMBER_AUTOTUNE", "on", 1);
+  for (auto [m, n] : {std::pair<int64_t, int64_t>{20, 28}, {100, 36}}) {
+    testing::expect_same(
+        [m, n](const Device& dev) -> std::vector<RawTensor> {
+          auto a = Tensor<2>::from_data(testing::host_uniform({m, 12}, 95), dev);
+          auto b = Tensor<2>::from_data(testing::host_uniform({12, n}, 96), dev);
+          return {(a.matmul(b) + 1.0).raw()};
+        },
+        testing::gpu_device());
+    EXPECT_TRUE(autotune::process_store().lookup(key_for(m, 12, n)).has_value()) << m << "x" << n;
+  }
+}
+
 TEST_F(AutotuneMatmul, CachedUsesTheStoredWinner) {
   EMBER_REQUIRE_GPU_DEVICE();
   setenv("EMBER_AUTOTUNE", "cached", 1);

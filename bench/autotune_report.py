@@ -1,0 +1,47 @@
+#!/usr/bin/env python3
+"""The autotune table of scripts/gpu-autotune.sh: square matmuls with the heuristic block
+(EMBER_AUTOTUNE=off) and the tuned one (=on), from ember_bench JSON, with each key's winner and
+candidate times from `ember-autotune export` JSON.
+
+  python3 bench/autotune_report.py autotune_*_off.json autotune_*_on.json autotune_*_cache.json
+"""
+import json
+import re
+import sys
+
+
+def main(paths):
+    times, entries = {}, []
+    for p in paths:
+        data = json.load(open(p))
+        if isinstance(data, list):
+            entries += data
+            continue
+        mode = "on" if p.endswith("_on.json") else "off"
+        for b in data["benchmarks"]:
+            m = re.match(r"BM_matmul_square/n:(\d+)/bf16:(\d)", b["name"])
+            if not m or b.get("error_occurred"):
+                continue
+            device = b.get("label", "?").split()[0]
+            dtype = "bf16" if m.group(2) == "1" else "f32"
+            times[(device, int(m.group(1)), dtype, mode)] = (b["real_time"], b.get("TFLOP", 0))
+    print("| device | size | dtype | heuristic | autotuned | speed-up | winner | candidates (ms) |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    for (device, n, dtype, mode) in sorted(times):
+        if mode != "off" or (device, n, dtype, "on") not in times:
+            continue
+        off, on = times[(device, n, dtype, "off")], times[(device, n, dtype, "on")]
+        tag = f"|{n}x{n}x{n}x1|"
+        backend = "cuda" if device.startswith("cuda") else "vulkan"
+        winner, cands = "", ""
+        for e in entries:
+            if tag in e["key"] and e["key"].endswith("|" + dtype) and e["key"].startswith(
+                    "matmul|" + backend):
+                winner = e["winner"]
+                cands = ", ".join(f"{c['config'][6:]}: {c['time_ms']:.3f}" for c in e["candidates"])
+        print(f"| {device} | {n} | {dtype} | {off[0]:.3f} ms, {off[1]:.1f} TFLOP/s | "
+              f"{on[0]:.3f} ms, {on[1]:.1f} TFLOP/s | {off[0] / on[0]:.2f}x | {winner} | {cands} |")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
