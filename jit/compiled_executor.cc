@@ -229,6 +229,26 @@ int tune_matmul_kernel(const ir::Graph& g, const Plan& plan, int k, const Emitte
   return tune_matmul_block(g, plan.kernels[k].anchor, backend, time_block);
 }
 
+// What launching a cached plan's kernel needs: everything but the kernel body (expressions and
+// statements), which only compiling reads. Copying the body made reuse cost as much as lowering.
+LoweredKernel launch_copy(const LoweredKernel& c) {
+  LoweredKernel lk;
+  lk.desc.name = c.desc.name;
+  lk.desc.workgroup_size = c.desc.workgroup_size;
+  lk.desc.uses_errors = c.desc.uses_errors;
+  lk.desc.num_params = c.desc.num_params;
+  lk.bindings = c.bindings;
+  lk.writes = c.writes;
+  lk.params = c.params;
+  lk.error_sites = c.error_sites;
+  lk.scalar_patches = c.scalar_patches;
+  lk.work_items = c.work_items;
+  lk.per_row = c.per_row;
+  lk.fused_nodes = c.fused_nodes;
+  lk.in_place_candidates = c.in_place_candidates;
+  return lk;
+}
+
 // This flush's lowered kernels: the cached ones with this graph's scalars when the layout
 // matches, else lowered afresh (and kept for the next flush).
 std::vector<LoweredKernel> lowered_kernels(const ir::Graph& g, const Plan& plan, CachedPlan& cached,
@@ -236,7 +256,9 @@ std::vector<LoweredKernel> lowered_kernels(const ir::Graph& g, const Plan& plan,
   {
     std::lock_guard lock(cached.mutex);
     if (cached.layout == layout && cached.lowered.size() == plan.kernels.size()) {
-      std::vector<LoweredKernel> out = cached.lowered;
+      std::vector<LoweredKernel> out;
+      out.reserve(cached.lowered.size());
+      for (const LoweredKernel& c : cached.lowered) out.push_back(launch_copy(c));
       for (LoweredKernel& lk : out) {
         for (const ScalarPatch& p : lk.scalar_patches) {
           std::vector<uint32_t> words = scalar_field_words(g.node(p.node), p.field);
