@@ -1,8 +1,10 @@
 // Tensor creation: constants, ranges, identity and triangle masks, random tensors, transfers.
 #include "absl/strings/str_cat.h"
 #include "frontend/ops.h"
+#include "frontend/autodiff.h"
 #include "frontend/primitives.h"
 #include "frontend/stream.h"
+#include "frontend/tape.h"
 #include "ir/builder.h"
 
 namespace ember::ops {
@@ -102,6 +104,12 @@ RawTensor cartesian_grid(const Shape& shape, DType dtype, const Device& device) 
 
 RawTensor to_device(const RawTensor& x, const Device& device) {
   if (x.device() == device) return x;
+  // Better an error than a gradient that silently misses this path.
+  if (ember::is_require_grad(x) && detail::grad_enabled()) {
+    throw Error(absl::StrCat("to_device: ", x.type().to_string(), " on ", x.device().to_string(),
+                             " requires grad, and gradients do not flow across devices yet; move "
+                             "x.detach() (or move it inside a NoGradGuard)"));
+  }
   TensorData data = x.to_data();
   return prim::from_data(data, device);
 }

@@ -184,8 +184,8 @@ class Rules {
     switch (attrs.fn) {
       case ReduceFn::Sum:
         return b_.expand(g, shape(x));
-      case ReduceFn::Prod:  // y / x: exact for nonzero inputs
-        return div(b_.expand(mul(g, y), shape(x)), x);
+      case ReduceFn::Prod:
+        return prod(g, x, y, attrs.axis);
       case ReduceFn::Max:
       case ReduceFn::Min: {
         // Shared evenly between the elements equal to the extremum.
@@ -196,6 +196,20 @@ class Rules {
       default:
         return -1;
     }
+  }
+
+  // d prod / d x_i is the product of the other elements: y / x_i without zeros; with one zero,
+  // the product of the nonzero elements at the zero and 0 elsewhere; with more, 0.
+  ValueId prod(ValueId g, ValueId x, ValueId y, int axis) {
+    ValueId is_zero = b_.binary(BinaryFn::Eq, x, scalar(0));
+    ValueId zeros = b_.reduce(ReduceFn::Sum, as_float(is_zero), axis);
+    ValueId others_nonzero = b_.reduce(ReduceFn::Prod, b_.where(is_zero, scalar(1), x), axis);
+    ValueId lone_zero =
+        b_.binary(BinaryFn::LogicalAnd, is_zero, b_.binary(BinaryFn::Eq, zeros, scalar(1)));
+    ValueId with_zero = b_.where(lone_zero, b_.expand(others_nonzero, shape(x)), scalar(0));
+    ValueId none_zero = b_.binary(BinaryFn::Eq, zeros, scalar(0));
+    return mul(b_.expand(g, shape(x)),
+               b_.where(none_zero, div(b_.expand(y, shape(x)), x), with_zero));
   }
 
   ValueId permute(ValueId g) {

@@ -1,0 +1,71 @@
+// Autodiff edge cases found in review.
+#include <thread>
+
+#include "tests/frontend/test_util.h"
+
+namespace ember {
+namespace {
+
+using testing::expect_tensor;
+
+// d/dx prod(x) at x = [2, 0, 3] is [0, 6, 0].
+TEST(AutodiffEdgeCases, ProdGradientWithAZeroInput) {
+  auto x = Tensor<1>::from_floats({2.0, 0.0, 3.0}).require_grad();
+  Gradients grads = x.prod().backward();
+  expect_tensor(x.grad(grads).value(), Shape{3}, {0, 6, 0});
+}
+
+TEST(AutodiffEdgeCases, BackwardTwiceGivesTheSameGradients) {
+  auto x = Tensor<2>::from_floats({{1.0, -2.0}, {0.5, 3.0}}).require_grad();
+  auto loss = (x.matmul(x).exp() * x).max_dim(1).sum();
+  auto g1 = x.grad(loss.backward()).value().to_data();
+  auto g2 = x.grad(loss.backward()).value().to_data();
+  g2.assert_approx_eq(g1, Tolerance::rel_abs(1e-6, 1e-6));
+}
+
+TEST(AutodiffEdgeCases, IntCastRoundTripIsConstant) {
+  auto x = Tensor<1>::from_floats({1.5, -2.5, 3.25}).require_grad();
+  auto loss = (x.int_().float_() * x).sum();  // d/dx = trunc(x)
+  expect_tensor(x.grad(loss.backward()).value(), Shape{3}, {1, -2, 3});
+}
+
+TEST(AutodiffEdgeCases, MaskWhereWithBroadcastOperands) {
+  auto a = Tensor<2>::from_floats({{1.0, 2.0, 3.0}, {4.0, 5.0, 6.0}}).require_grad();  // [2,3]
+  auto b = Tensor<2>::from_floats({{10.0}, {20.0}}).require_grad();                    // [2,1]
+  auto mask = Tensor<2>::from_floats({{1.0, 0.0, 1.0}}).greater_elem(0.5);             // [1,3]
+  auto loss = (a.mask_where(mask, b) * 2.0).sum();
+  Gradients grads = loss.backward();
+  expect_tensor(a.grad(grads).value(), Shape{2, 3}, {0, 2, 0, 0, 2, 0});
+  expect_tensor(b.grad(grads).value(), Shape{2, 1}, {4, 4});
+}
+
+TEST(AutodiffEdgeCases, MaxOfRecomputedChainUnderBalanced) {
+  CheckpointingGuard guard(Checkpointing::balanced);
+  auto x = Tensor<2>::from_floats({{0.1, 0.7, 0.3}, {0.9, 0.2, 0.4}}).require_grad();
+  auto z = x * 1.7 + 0.3;
+  auto loss = z.max_dim(1).sum();
+  expect_tensor(x.grad(loss.backward()).value(), Shape{2, 3}, {0, 1.7, 0, 1.7, 0, 0});
+}
+
+TEST(AutodiffEdgeCases, ValueUsedBeforeAndAfterAFlush) {
+  auto x = Tensor<1>::from_floats({1.0, 2.0}).require_grad();
+  auto y = x.exp();
+  y.to_data();                // flush
+  auto loss = (y * x).sum();  // d/dx = e^x (1 + x)
+  expect_tensor(x.grad(loss.backward()).value(), Shape{2}, {std::exp(1.0) * 2, std::exp(2.0) * 3},
+                1e-4);
+}
+
+TEST(AutodiffEdgeCases, NoGradGuardIsPerThread) {
+  auto x = Tensor<1>::from_floats({1.0, 2.0}).require_grad();
+  NoGradGuard outer;
+  bool other_tracked = false;
+  std::thread t([&] { other_tracked = (x * 2.0).is_require_grad(); });
+  t.join();
+  { NoGradGuard inner; }
+  EXPECT_TRUE(other_tracked);
+  EXPECT_FALSE((x * 2.0).is_require_grad());
+}
+
+}  // namespace
+}  // namespace ember
