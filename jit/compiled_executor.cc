@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <mutex>
 #include <set>
 #include <string_view>
@@ -95,7 +96,7 @@ void log_launch(const ir::Graph& g, const LoweredKernel& lk, const runtime::Laun
 // contiguity, empty values, and the vector path's divisibility and size thresholds.
 uint64_t plan_key(const ir::Graph& g, const std::vector<ir::ValueId>& outputs,
                   std::span<const runtime::Array> inputs, bool fusion,
-                  const runtime::Backend& backend) {
+                  const std::vector<MatmulChoice>& matmuls) {
   uint64_t h = ir::structural_hash(g, outputs) ^ (fusion ? 0x9e3779b97f4a7c15ull : 0);
   auto mix = [&h](uint64_t v) { h = (h ^ v) * 0x100000001b3ull; };
   for (const runtime::Array& a : inputs) mix(a.is_contiguous());
@@ -107,7 +108,7 @@ uint64_t plan_key(const ir::Graph& g, const std::vector<ir::ValueId>& outputs,
       const Shape& in = g.type(n.inputs[0]).shape;
       mix(row_fits_registers(in[n.get<ir::ReduceAttrs>().axis]));
     }
-    if (n.op == ir::OpKind::Matmul) mix(chosen_matmul_block(g, v, backend));
+    if (n.op == ir::OpKind::Matmul) mix(matmuls[v].block);
     if (n.op == ir::OpKind::Pad) {  // unpadded dims skip the bounds test
       const auto& p = n.get<ir::PadAttrs>();
       uint64_t mask = 0;
@@ -321,7 +322,8 @@ std::vector<Outcome> execute_planned(const ir::Graph& g, const std::vector<ir::V
                                      std::span<const runtime::Array> inputs,
                                      runtime::Backend& backend) {
   bool fusion = fusion_enabled();
-  uint64_t key = plan_key(g, outputs, inputs, fusion, backend);
+  std::vector<MatmulChoice> matmuls = choose_matmul_blocks(g, backend);
+  uint64_t key = plan_key(g, outputs, inputs, fusion, matmuls);
   PlanCache& cache = plan_cache(&backend);
   std::shared_ptr<CachedPlan> cached;
   {
@@ -339,7 +341,7 @@ std::vector<Outcome> execute_planned(const ir::Graph& g, const std::vector<ir::V
     cached = std::make_shared<CachedPlan>();
     cached->plan = make_plan(g, outputs, fusion);
     for (KernelPlan& kp : cached->plan.kernels) {
-      if (kp.kind == KernelKind::Matmul) kp.block = chosen_matmul_block(g, kp.anchor, backend);
+      if (kp.kind == KernelKind::Matmul) kp.block = matmuls[kp.anchor].block;
     }
     plan = cached->plan;
   }
@@ -367,6 +369,7 @@ std::vector<Outcome> execute_planned(const ir::Graph& g, const std::vector<ir::V
   };
   std::vector<Launched> launched;
   std::vector<int> last_read(g.size(), -1);
+  std::map<std::string, int> tuned_now;  // keys tuned during this flush, with their winners
   for (LoweredKernel& lk :
        lowered_kernels(g, plan, *cached, layout_fingerprint(g, inputs), layout)) {
     launched.push_back({std::move(lk), {}});
@@ -394,9 +397,14 @@ std::vector<Outcome> execute_planned(const ir::Graph& g, const std::vector<ir::V
     // A matmul whose key is not tuned yet (plan hits included: sizes may differ) is tuned now;
     // a different winner changes this launch's kernel, and later flushes plan with it.
     std::shared_ptr<runtime::Kernel> tuned;
-    if (plan.kernels[k].kind == KernelKind::Matmul && !lk.desc.uses_errors &&
-        matmul_needs_tuning(g, plan.kernels[k].anchor, backend)) {
-      int block = tune_matmul_kernel(g, plan, k, layout, arrays, backend);
+    const std::string* tune_key = plan.kernels[k].kind == KernelKind::Matmul
+                                      ? &matmuls[plan.kernels[k].anchor].tune_key
+                                      : nullptr;
+    if (tune_key && !tune_key->empty() && !lk.desc.uses_errors) {
+      // Matmuls of one key in one flush are tuned once.
+      auto [winner, fresh] = tuned_now.try_emplace(*tune_key, 0);
+      if (fresh) winner->second = tune_matmul_kernel(g, plan, k, layout, arrays, backend);
+      int block = winner->second;
       if (block != plan.kernels[k].block) {
         plan.kernels[k].block = block;
         lk = lower_kernel(g, plan, k, layout);

@@ -4,7 +4,6 @@
 #include "jit/lower.h"
 
 #include <cmath>
-#include <cstdlib>
 #include <limits>
 
 #include "absl/strings/str_cat.h"
@@ -51,11 +50,6 @@ std::string kernel_name(const ir::Graph& g, const KernelPlan& kp) {
 }  // namespace
 
 int matmul_block(int64_t m, int64_t n, int64_t batch) {
-  // EMBER_MATMUL_BLOCK=1|2|4|8 forces a block (tests exercise every variant on small matrices).
-  if (const char* forced = std::getenv("EMBER_MATMUL_BLOCK")) {
-    int r = std::atoi(forced);
-    if (r == 1 || r == 2 || r == 4 || r == 8) return r;
-  }
   // The largest per-thread block that still leaves enough workgroups to fill a large GPU.
   for (int r : {8, 4, 2}) {
     int64_t tiles =

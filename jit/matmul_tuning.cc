@@ -1,5 +1,6 @@
 #include "jit/matmul_tuning.h"
 
+#include <cstdlib>
 #include <map>
 #include <mutex>
 
@@ -15,9 +16,15 @@
 namespace ember::jit {
 namespace {
 
-bool tunable(const runtime::Backend& b) {
-  return b.kind() == runtime::DeviceKind::Cuda ||
-         (b.kind() == runtime::DeviceKind::Vulkan && b.name().find("CPU") == std::string::npos);
+// EMBER_MATMUL_BLOCK=1|2|4|8 forces a block on every device (tests run every variant); 0 when
+// unset.
+int forced_block() {
+  const char* forced = std::getenv("EMBER_MATMUL_BLOCK");
+  int r = forced ? std::atoi(forced) : 0;
+  for (int b : kMatmulBlocks) {
+    if (r == b) return r;
+  }
+  return 0;
 }
 
 struct Problem {
@@ -30,6 +37,13 @@ Problem problem_of(const ir::Graph& g, ir::ValueId mm) {
   int64_t m = s[r - 2], n = s[r - 1];
   int64_t k = g.type(g.node(mm).inputs[0]).shape[r - 1];
   return {m, n, k, m * n == 0 ? 0 : s.numel() / (m * n)};
+}
+
+// CPU Vulkan drivers (lavapipe) run a workgroup's threads as SIMD lanes and its barriers
+// slowly: the largest block, the fewest workgroups and barriers per flop, is fastest there
+// (512^3 tuned on lavapipe: block 8 in 207 ms, the GPU heuristic's block 2 in 760 ms).
+int heuristic_block(const runtime::Backend& backend, const Problem& p) {
+  return backend.runs_on_cpu() ? kMatmulBlocks[3] : matmul_block(p.m, p.n, p.batch);
 }
 
 // Winners already read, by key: a flush must not query SQLite per matmul.
@@ -64,28 +78,25 @@ autotune::TuneKey matmul_tune_key(const ir::Graph& g, ir::ValueId mm,
       "matmul", backend.fingerprint(), {p.m, p.n, p.k, p.batch}, {dtype_name(g.type(mm).dtype)}};
 }
 
-namespace {
-
-// CPU Vulkan drivers (lavapipe) run a workgroup's threads as SIMD lanes and its barriers
-// slowly: the largest block, the fewest workgroups and barriers per flop, is fastest there
-// (512^3 tuned on lavapipe: block 8 in 207 ms, the GPU heuristic's block 2 in 760 ms).
-int heuristic_block(const runtime::Backend& backend, const Problem& p) {
-  return tunable(backend) ? matmul_block(p.m, p.n, p.batch) : kMatmulBlocks[3];
-}
-
-}  // namespace
-
-int chosen_matmul_block(const ir::Graph& g, ir::ValueId mm, const runtime::Backend& backend) {
-  Problem p = problem_of(g, mm);
-  int heuristic = heuristic_block(backend, p);
-  if (autotune::mode(tunable(backend)) == autotune::Mode::off) return heuristic;
-  int cached = cached_block(matmul_tune_key(g, mm, backend).to_string());
-  return cached > 0 ? cached : heuristic;
-}
-
-bool matmul_needs_tuning(const ir::Graph& g, ir::ValueId mm, const runtime::Backend& backend) {
-  if (autotune::mode(tunable(backend)) != autotune::Mode::on) return false;
-  return cached_block(matmul_tune_key(g, mm, backend).to_string()) == 0;
+std::vector<MatmulChoice> choose_matmul_blocks(const ir::Graph& g,
+                                               const runtime::Backend& backend) {
+  std::vector<MatmulChoice> choices(g.size());
+  int forced = forced_block();
+  autotune::Mode mode = autotune::mode(!backend.runs_on_cpu());
+  for (ir::ValueId v = 0; v < g.size(); ++v) {
+    if (g.node(v).op != ir::OpKind::Matmul) continue;
+    MatmulChoice& c = choices[v];
+    if (forced > 0 || mode == autotune::Mode::off) {
+      c.block = forced > 0 ? forced : heuristic_block(backend, problem_of(g, v));
+      continue;
+    }
+    std::string key = matmul_tune_key(g, v, backend).to_string();
+    c.block = cached_block(key);
+    if (c.block > 0) continue;
+    c.block = heuristic_block(backend, problem_of(g, v));
+    if (mode == autotune::Mode::on) c.tune_key = std::move(key);
+  }
+  return choices;
 }
 
 int tune_matmul_block(const ir::Graph& g, ir::ValueId mm, const runtime::Backend& backend,

@@ -19,11 +19,16 @@ inline constexpr int kMatmulBlocks[] = {1, 2, 4, 8};
 autotune::TuneKey matmul_tune_key(const ir::Graph& g, ir::ValueId mm,
                                   const runtime::Backend& backend);
 
-// The block for matmul node `mm`: the cached winner, else the heuristic (0 on the CPU).
-int chosen_matmul_block(const ir::Graph& g, ir::ValueId mm, const runtime::Backend& backend);
+// What a flush uses for one matmul node: EMBER_MATMUL_BLOCK when set, else the cached winner,
+// else the heuristic; and, for a key to tune now (mode on, not cached), the key.
+struct MatmulChoice {
+  int block = 0;
+  std::string tune_key;  // empty: nothing to tune
+};
 
-// Whether `mm`'s key should be tuned now (mode on for this device, key not cached).
-bool matmul_needs_tuning(const ir::Graph& g, ir::ValueId mm, const runtime::Backend& backend);
+// One choice per node of `g` (default for non-matmul nodes), decided once per flush: the plan
+// key, the plan and the launches all read these.
+std::vector<MatmulChoice> choose_matmul_blocks(const ir::Graph& g, const runtime::Backend& backend);
 
 // Tunes `mm`'s key: `time_block(block)` runs the kernel built with that block once and returns
 // its device time in ms (< 0 or a throw: failed or wrong). Records the entry, prints it under

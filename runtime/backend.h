@@ -79,6 +79,9 @@ class Backend {
   virtual std::string name() const = 0;
   // Vendor, device and driver: what an autotuned winner is valid for.
   virtual std::string fingerprint() const { return name(); }
+  // Whether the device is the host CPU (the CPU backend, or a CPU Vulkan driver such as
+  // lavapipe): not worth tuning for, and suited to other launch shapes.
+  virtual bool runs_on_cpu() const { return kind() == DeviceKind::Cpu; }
   // What compiled kernels target (e.g. "sm_90a"); empty where it does not matter.
   virtual std::string target() const { return ""; }
   // Copies `type.shape.numel()` densely packed elements into a new contiguous array.

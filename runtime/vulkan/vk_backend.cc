@@ -98,6 +98,7 @@ class VulkanBackend final : public Backend {
     return absl::StrCat("vulkan:", index_, " (", ctx_.info().name, ", ", ctx_.info().type_name(),
                         ")");
   }
+  bool runs_on_cpu() const override { return ctx_.info().type == VK_PHYSICAL_DEVICE_TYPE_CPU; }
   std::string fingerprint() const override {
     const auto& i = ctx_.info();
     return absl::StrCat("vulkan ", absl::Hex(i.vendor_id), " ", i.name, " driver ",

@@ -83,7 +83,7 @@ TEST_F(AutotuneMatmul, CachedUsesTheStoredWinner) {
   ir::Graph g;
   ir::Builder b(g);
   ir::ValueId mm = b.matmul(b.input(0, {DType::F32, {48, 16}}), b.input(1, {DType::F32, {16, 72}}));
-  EXPECT_EQ(jit::chosen_matmul_block(g, mm, detail::backend_for(testing::gpu_device())), 2);
+  EXPECT_EQ(jit::choose_matmul_blocks(g, detail::backend_for(testing::gpu_device()))[mm].block, 2);
   testing::expect_same(
       [](const Device& dev) -> std::vector<RawTensor> {
         auto a = Tensor<2>::from_data(testing::host_uniform({48, 16}, 93), dev);

@@ -4,6 +4,9 @@
 #include <cstdlib>
 #include <string>
 
+#include "frontend/stream.h"
+#include "ir/builder.h"
+#include "jit/matmul_tuning.h"
 #include "tests/jit/gpu_util.h"
 
 namespace ember {
@@ -14,6 +17,16 @@ class MatmulBlocks : public ::testing::TestWithParam<int> {
   void SetUp() override { setenv("EMBER_MATMUL_BLOCK", std::to_string(GetParam()).c_str(), 1); }
   void TearDown() override { unsetenv("EMBER_MATMUL_BLOCK"); }
 };
+
+TEST_P(MatmulBlocks, TheForcedBlockIsTheOneUsed) {
+  EMBER_REQUIRE_GPU_DEVICE();
+  ir::Graph g;
+  ir::Builder b(g);
+  ir::ValueId mm = b.matmul(b.input(0, {DType::F32, {37, 19}}), b.input(1, {DType::F32, {19, 45}}));
+  auto choices = jit::choose_matmul_blocks(g, detail::backend_for(testing::gpu_device()));
+  EXPECT_EQ(choices[mm].block, GetParam());
+  EXPECT_TRUE(choices[mm].tune_key.empty()) << "a forced block is not tuned";
+}
 
 TEST_P(MatmulBlocks, RaggedEdgesWithEpilogue) {
   EMBER_REQUIRE_GPU_DEVICE();
