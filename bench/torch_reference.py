@@ -8,6 +8,7 @@ The Ember report joins on "name".
 """
 import argparse
 import json
+import re
 import math
 import statistics
 import sys
@@ -151,6 +152,8 @@ def transformer_block(dev):
 def run_steps(args, results):
     """Training steps: eager and torch.compile'd, with the step's peak memory."""
     for name, make in (("mlp_train_step", mlp_train_step), ("transformer_block", transformer_block)):
+        if args.only and not re.search(args.only, name):
+            continue
         modes = [("eager", make(torch.device("cuda")))]
         if not args.no_compile:
             modes.append(("compile", torch.compile(make(torch.device("cuda")))))
@@ -173,6 +176,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--iters", type=int, default=20)
     ap.add_argument("--no-compile", action="store_true")
+    ap.add_argument("--only", default="", help="regex: run the workloads whose names match")
     args = ap.parse_args()
     if not torch.cuda.is_available():
         print(json.dumps({"error": "no CUDA device"}))
@@ -182,6 +186,8 @@ def main():
     work, inputs = workloads(dev)
     results = []
     for name, eager, fn, nbytes, flops in work:
+        if args.only and not re.search(args.only, name):
+            continue
         modes = [("eager", eager)]
         if fn is not None and not args.no_compile:
             compiled = torch.compile(fn)

@@ -59,6 +59,10 @@ void run_timed(benchmark::State& state, bool fused, const std::function<void()>&
   state.counters["kernels"] =
       static_cast<double>(s.kernels_launched) / std::max<int64_t>(1, iterations);
   state.counters["peak_MiB"] = static_cast<double>(s.peak_bytes) / (1 << 20);
+  if (s.mma_launches > 0) {
+    state.counters["mma_kernels"] =
+        static_cast<double>(s.mma_launches) / std::max<int64_t>(1, iterations);
+  }
   if (bytes > 0) {
     state.counters["GB"] =
         benchmark::Counter(bytes / 1e9, benchmark::Counter::kIsIterationInvariantRate);
@@ -180,11 +184,18 @@ void BM_matmul_square(benchmark::State& state) {
                  (std::getenv("EMBER_AUTOTUNE") ? std::getenv("EMBER_AUTOTUNE") : "default"));
 }
 
-// Listed so the table shows the gap: Ember has no TF32 mode yet, and its f32 matmul stays exact.
+// f32 operands on TF32 tensor cores (set_matmul_precision(High), as PyTorch's allow_tf32);
+// devices without tensor cores run the exact f32 template.
 void BM_matmul_4096_tf32(benchmark::State& state) {
-  for (auto _ : state) {
-  }
-  state.SkipWithError("TF32 tensor-core matmul is not implemented (issue 4)");
+  int64_t n = 4096 / (shrink() > 1 ? 8 : 1);
+  auto a = mat(n, n, 11), b = mat(n, n, 12);
+  sync(bench_device());
+  MatmulPrecision saved = matmul_precision();
+  set_matmul_precision(MatmulPrecision::High);
+  Tensor<2> c;
+  run_timed(
+      state, state.range(0), [&] { c = a.matmul(b); }, 0, 2.0 * n * n * n);
+  set_matmul_precision(saved);
 }
 
 void BM_chain100_1K(benchmark::State& state) {

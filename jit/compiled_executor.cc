@@ -108,7 +108,7 @@ uint64_t plan_key(const ir::Graph& g, const std::vector<ir::ValueId>& outputs,
       const Shape& in = g.type(n.inputs[0]).shape;
       mix(row_fits_registers(in[n.get<ir::ReduceAttrs>().axis]));
     }
-    if (n.op == ir::OpKind::Matmul) mix(matmuls[v].block);
+    if (n.op == ir::OpKind::Matmul) mix(matmuls[v].block | matmuls[v].mma << 8);
     if (n.op == ir::OpKind::Pad) {  // unpadded dims skip the bounds test
       const auto& p = n.get<ir::PadAttrs>();
       uint64_t mask = 0;
@@ -246,6 +246,7 @@ LoweredKernel launch_copy(const LoweredKernel& c) {
   lk.work_items = c.work_items;
   lk.per_row = c.per_row;
   lk.fused_nodes = c.fused_nodes;
+  lk.mma = c.mma;
   lk.in_place_candidates = c.in_place_candidates;
   return lk;
 }
@@ -341,7 +342,10 @@ std::vector<Outcome> execute_planned(const ir::Graph& g, const std::vector<ir::V
     cached = std::make_shared<CachedPlan>();
     cached->plan = make_plan(g, outputs, fusion);
     for (KernelPlan& kp : cached->plan.kernels) {
-      if (kp.kind == KernelKind::Matmul) kp.block = matmuls[kp.anchor].block;
+      if (kp.kind == KernelKind::Matmul) {
+        kp.block = matmuls[kp.anchor].block;
+        kp.mma = matmuls[kp.anchor].mma;
+      }
     }
     plan = cached->plan;
   }
@@ -433,6 +437,7 @@ std::vector<Outcome> execute_planned(const ir::Graph& g, const std::vector<ir::V
     if (lk.work_items > 0) {
       backend.launch(kernel, l);
       counters().kernels_launched.fetch_add(1, std::memory_order_relaxed);
+      if (lk.mma) counters().mma_launches.fetch_add(1, std::memory_order_relaxed);
       if (log_kernels()) log_launch(g, lk, l, backend);
     }
     counters().ops_fused.fetch_add(std::max(0, lk.fused_nodes - 1), std::memory_order_relaxed);

@@ -7,14 +7,14 @@
 namespace ember::jit {
 
 std::string describe(const KernelDesc& k) {
-  static const char* kOps[] = {"param",    "paramf",  "paramd",  "parami64",    "const",
-                               "var",      "builtin", "load",    "unary",       "binary",
-                               "select",   "cast",    "random",  "shared_load", "quantize",
-                               "load_vec", "lane",    "make_vec"};
-  static const char* kStmts[] = {"let",        "decl",       "assign",  "store", "for_grid",
-                                 "for_rows",   "for_lanes",  "for_seq", "if",    "end",
-                                 "reduce",     "arg_reduce", "barrier", "error", "shared_store",
-                                 "decl_array", "array_store"};
+  static const char* kOps[] = {"param",    "paramf",  "paramd",   "parami64",    "const",
+                               "var",      "builtin", "load",     "unary",       "binary",
+                               "select",   "cast",    "random",   "shared_load", "quantize",
+                               "load_vec", "lane",    "make_vec", "array_load"};
+  static const char* kStmts[] = {"let",        "decl",        "assign",  "store", "for_grid",
+                                 "for_rows",   "for_lanes",   "for_seq", "if",    "end",
+                                 "reduce",     "arg_reduce",  "barrier", "error", "shared_store",
+                                 "decl_array", "array_store", "mma_tile"};
   std::string s = absl::StrCat("kernel ", k.name, ": ", k.buffers.size(), " buffers, ",
                                k.num_params, " params, workgroup ", k.workgroup_size, "\n");
   for (const Stmt& st : k.body) {
@@ -28,6 +28,13 @@ std::string describe(const KernelDesc& k) {
           ")");
     }
     if (st.buffer >= 0) absl::StrAppend(&s, " buffer ", st.buffer);
+    if (st.buffer2 >= 0) absl::StrAppend(&s, ",", st.buffer2);
+    if (!st.args.empty()) {
+      absl::StrAppend(
+          &s, " (",
+          absl::StrJoin(st.args, ",", [](std::string* o, int a) { absl::StrAppend(o, "v", a); }),
+          ")");
+    }
     absl::StrAppend(&s, "\n");
   }
   return s;

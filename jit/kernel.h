@@ -46,7 +46,7 @@ struct Expr {
   CType type;  // for LoadVec/MakeVec: the type of each of the 4 lanes
   int64_t imm = 0;
   double fimm = 0;
-  std::vector<int> args;
+  std::vector<int> args{};
   bool vector() const { return op == XOp::LoadVec || op == XOp::MakeVec; }
 };
 
@@ -68,6 +68,41 @@ enum class SOp : uint8_t {
   SharedStore,  // shared array `buffer`[index expr] = expr
   DeclArray,    // per-thread array variable `var` of `type` and `code` elements
   ArrayStore,   // array `var`[index expr] = expr
+  MmaTile,      // tensor-core block tile into array `var` (see MmaShape); targets without tensor
+                // cores never receive it
+};
+
+// The configuration of an MmaTile statement: a block of (warps_m * frags_m * 16) x
+// (warps_n * frags_n * 8) outputs, accumulated in f32 over K through a `stages`-deep pipeline of
+// 64-byte k-rows staged in shared memory. Operand A is read K-major (k contiguous in memory) or
+// M-major, B K-major or N-major. Packed into Stmt::code.
+struct MmaShape {
+  enum Kind : uint8_t { F16 = 0, BF16 = 1, TF32 = 2 };
+  Kind kind = BF16;
+  bool a_kmajor = true, b_kmajor = false;
+  int warps_m = 2, warps_n = 4, frags_m = 4, frags_n = 4, stages = 3;
+
+  int block_m() const { return warps_m * frags_m * 16; }
+  int block_n() const { return warps_n * frags_n * 8; }
+  int threads() const { return warps_m * warps_n * 32; }
+  int accumulators() const { return frags_m * frags_n * 4; }  // per thread
+  int element_bytes() const { return kind == TF32 ? 4 : 2; }
+  int pack() const {
+    return kind | a_kmajor << 2 | b_kmajor << 3 | warps_m << 4 | warps_n << 8 | frags_m << 12 |
+           frags_n << 16 | stages << 20;
+  }
+  static MmaShape unpack(int c) {
+    MmaShape s;
+    s.kind = static_cast<Kind>(c & 3);
+    s.a_kmajor = c >> 2 & 1;
+    s.b_kmajor = c >> 3 & 1;
+    s.warps_m = c >> 4 & 15;
+    s.warps_n = c >> 8 & 15;
+    s.frags_m = c >> 12 & 15;
+    s.frags_n = c >> 16 & 15;
+    s.stages = c >> 20 & 15;
+    return s;
+  }
 };
 
 struct Stmt {
@@ -81,6 +116,10 @@ struct Stmt {
   int code = 0;     // Error: site number; ForGrid: elements per thread per step (unroll)
   ir::ReduceFn fn = ir::ReduceFn::Sum;
   CType type = CType::Uint;  // DeclVar / Reduce accumulator type
+  // MmaTile: buffer = A, buffer2 = B; args = A's element offset and leading stride, B's, then
+  // M, N, K and the block's first row and column (Uint exprs).
+  int buffer2 = -1;
+  std::vector<int> args{};
 };
 
 struct BufferDecl {

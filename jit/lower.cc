@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "ir/error.h"
@@ -401,6 +402,201 @@ void lower_matmul(const ir::Graph& g, const Plan& plan, Emitter& e, const Kernel
   out.per_row = true;
 }
 
+// A matmul operand read straight from memory: a stored value, or permutes and broadcasts of
+// one, as an element offset and strides over the operand's own dims.
+struct StridedOperand {
+  ValueId stored;
+  int64_t offset;
+  std::vector<int64_t> strides;
+};
+
+std::optional<StridedOperand> strided_operand(const ir::Graph& g, const Plan& plan,
+                                              const Emitter::LayoutFn& layout, ValueId v) {
+  if (plan.stored[v]) {
+    const runtime::Array& a = layout(v);
+    return StridedOperand{v, a.offset, a.strides};
+  }
+  const ir::Node& n = g.node(v);
+  if (n.op != OpKind::Permute && n.op != OpKind::Expand) return std::nullopt;
+  std::optional<StridedOperand> in = strided_operand(g, plan, layout, n.inputs[0]);
+  if (!in) return in;
+  const Shape& is = g.type(n.inputs[0]).shape;
+  const Shape& os = g.type(v).shape;
+  std::vector<int64_t> strides(os.rank());
+  for (int d = 0; d < os.rank(); ++d) {
+    if (n.op == OpKind::Permute) {
+      strides[d] = in->strides[n.get<ir::PermuteAttrs>().perm[d]];
+    } else {
+      strides[d] = is[d] == 1 && os[d] != 1 ? 0 : in->strides[d];
+    }
+  }
+  in->strides = std::move(strides);
+  return in;
+}
+
+// How the tensor-core tile reads one operand: which of its two matrix dims is contiguous and
+// the other's stride. Copies move 16-byte chunks, so offsets and strides must be multiples of
+// a chunk's elements.
+struct MmaOperand {
+  StridedOperand view;
+  bool kmajor;
+  int64_t ld;
+};
+
+std::optional<MmaOperand> mma_operand(const Shape& s, StridedOperand v, int k_dim, int mn_dim,
+                                      int64_t chunk) {
+  MmaOperand o{std::move(v), false, 0};
+  const std::vector<int64_t>& st = o.view.strides;
+  int other;
+  if (st[k_dim] == 1 || s[k_dim] == 1) {
+    o.kmajor = true;
+    other = mn_dim;
+  } else if (st[mn_dim] == 1 || s[mn_dim] == 1) {
+    other = k_dim;
+  } else {
+    return std::nullopt;
+  }
+  o.ld = s[other] == 1 ? 0 : st[other];
+  if (o.ld < 0 || o.ld % chunk != 0 || o.view.offset % chunk != 0) return std::nullopt;
+  for (int d = 0; d < s.rank() - 2; ++d) {
+    if (s[d] != 1 && st[d] % chunk != 0) return std::nullopt;
+  }
+  return o;
+}
+
+// Tensor-core matmul (kp.mma, CUDA): one MmaTile statement accumulates the block tile; the
+// fused epilogue then runs per accumulator as in the SIMT template. Emits nothing and returns
+// false when an operand is not a suitably aligned strided view of a buffer of the matmul's
+// dtype (the SIMT template then runs).
+bool lower_matmul_mma(const ir::Graph& g, const Plan& plan, const Emitter::LayoutFn& layout,
+                      Emitter& e, const KernelPlan& kp, LoweredKernel& out) {
+  ValueId mm = kp.anchor;
+  ValueId a = g.node(mm).inputs[0], b = g.node(mm).inputs[1];
+  DType dt = g.type(mm).dtype;
+  MmaShape shape;
+  if (dt == DType::F16) {
+    shape.kind = MmaShape::F16;
+  } else if (dt == DType::BF16) {
+    shape.kind = MmaShape::BF16;
+  } else if (dt == DType::F32) {
+    shape.kind = MmaShape::TF32;
+  } else {
+    return false;
+  }
+  if (g.type(a).dtype != dt || g.type(b).dtype != dt) return false;
+  std::optional<StridedOperand> va = strided_operand(g, plan, layout, a);
+  std::optional<StridedOperand> vb = strided_operand(g, plan, layout, b);
+  if (!va || !vb) return false;
+  const Shape& os = kp.shape;
+  const Shape& as = g.type(a).shape;
+  const Shape& bs = g.type(b).shape;
+  const int r = os.rank();
+  const int64_t chunk = 16 / shape.element_bytes();
+  std::optional<MmaOperand> oa = mma_operand(as, *va, r - 1, r - 2, chunk);
+  std::optional<MmaOperand> ob = mma_operand(bs, *vb, r - 2, r - 1, chunk);
+  if (!oa || !ob) return false;
+  shape.a_kmajor = oa->kmajor;
+  shape.b_kmajor = ob->kmajor;
+
+  int64_t M = os[r - 2], N = os[r - 1], K = as[r - 1];
+  Shape batch(std::vector<int64_t>(os.dims.begin(), os.dims.end() - 2));
+  const int64_t BM = shape.block_m(), BN = shape.block_n();
+  int64_t tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
+  int64_t tiles = batch.numel() * tiles_m * tiles_n;
+  auto u = [&](int64_t v) { return e.const_u(static_cast<uint64_t>(v)); };
+  auto add = [&](int x, int y) { return e.bin(BinaryFn::Add, x, y); };
+  auto mul = [&](int x, int y) { return e.bin(BinaryFn::Mul, x, y); };
+  auto div = [&](int x, int y) { return e.bin(BinaryFn::Div, x, y); };
+  auto rem = [&](int x, int y) { return e.bin(BinaryFn::Rem, x, y); };
+  int p_tiles = e.param_u("tiles", static_cast<uint32_t>(tiles));
+  int p_tm = e.param_u("tiles_m", static_cast<uint32_t>(tiles_m));
+  int p_tn = e.param_u("tiles_n", static_cast<uint32_t>(tiles_n));
+  int p_tmn = e.param_u("tiles_mn", static_cast<uint32_t>(tiles_m * tiles_n));
+  int pM = e.param_u("M", static_cast<uint32_t>(M));
+  int pN = e.param_u("N", static_cast<uint32_t>(N));
+  int pK = e.param_u("K", static_cast<uint32_t>(K));
+  int t = e.begin_for(SOp::ForRows, p_tiles);
+  int bi = div(t, p_tmn);
+  // Tiles run in groups of 8 block rows, column by column, so that the operand panels the
+  // resident workgroups read stay in L2.
+  constexpr int64_t kGroup = 8;
+  int in_batch = rem(t, p_tmn);
+  int group_width = mul(u(kGroup), p_tn);
+  int first_m = mul(div(in_batch, group_width), u(kGroup));
+  int group_rows = e.umin(e.bin(BinaryFn::Sub, p_tm, first_m), u(kGroup));
+  int in_group = rem(in_batch, group_width);
+  int tm = add(first_m, rem(in_group, group_rows));
+  int tn = div(in_group, group_rows);
+  int m0 = mul(tm, u(BM)), n0 = mul(tn, u(BN));
+  Index batch_idx{batch, std::vector<int>(batch.rank(), -1), bi};
+  std::vector<int> bdims;
+  for (int d = 0; d < batch.rank(); ++d) bdims.push_back(e.dim(batch_idx, d));
+  // Element offset of the operand's matrix for this tile's batch index.
+  auto matrix_offset = [&](const MmaOperand& o, const Shape& s, const std::string& key) {
+    int off = e.param_u(key + ":off", static_cast<uint32_t>(o.view.offset));
+    for (int d = 0; d < r - 2; ++d) {
+      if (s[d] == 1) continue;
+      int st = e.param_u(absl::StrCat(key, ":st", d), static_cast<uint32_t>(o.view.strides[d]));
+      off = add(off, mul(bdims[d], st));
+    }
+    return off;
+  };
+  Stmt decl{SOp::DeclArray};
+  decl.var = e.desc().num_vars++;
+  decl.type = CType::Float;
+  decl.code = shape.accumulators();
+  e.desc().body.push_back(decl);
+  Stmt tile{SOp::MmaTile};
+  tile.var = decl.var;
+  tile.code = shape.pack();
+  tile.buffer = e.binding(oa->view.stored, false);
+  tile.buffer2 = e.binding(ob->view.stored, false);
+  tile.args = {matrix_offset(*oa, as, "a"),
+               e.param_u("a:ld", static_cast<uint32_t>(oa->ld)),
+               matrix_offset(*ob, bs, "b"),
+               e.param_u("b:ld", static_cast<uint32_t>(ob->ld)),
+               pM,
+               pN,
+               pK,
+               m0,
+               n0};
+  e.desc().body.push_back(tile);
+  // Accumulator (mi, ni, c) of a thread holds output row g + 8 (c / 2) and column 2 t + c % 2
+  // of fragment (mi, ni) of its warp's tile (the mma.sync C layout).
+  int lid = e.builtin(Builtin::LocalId);
+  int lane = e.bin(BinaryFn::BitAnd, lid, u(31));
+  int warp = div(lid, u(32));
+  int wm = add(m0, mul(div(warp, u(shape.warps_n)), u(shape.frags_m * 16)));
+  int wn = add(n0, mul(rem(warp, u(shape.warps_n)), u(shape.frags_n * 8)));
+  int g_row = div(lane, u(4));
+  int t_col = mul(rem(lane, u(4)), u(2));
+  CType out_t = compute_type(dt);
+  for (int mi = 0; mi < shape.frags_m; ++mi) {
+    for (int ni = 0; ni < shape.frags_n; ++ni) {
+      for (int c = 0; c < 4; ++c) {
+        int i = (mi * shape.frags_n + ni) * 4 + c;
+        int m = add(wm, add(g_row, u(mi * 16 + (c / 2) * 8)));
+        int n = add(wn, add(t_col, u(ni * 8 + c % 2)));
+        int accv = e.expr({XOp::ArrayLoad, CType::Float, decl.var, 0, {u(i)}});
+        e.provide(mm, e.cast(accv, out_t));
+        e.begin_if(
+            e.bin(BinaryFn::LogicalAnd, e.bin(BinaryFn::Lt, m, pM), e.bin(BinaryFn::Lt, n, pN)));
+        Index oidx{os, std::vector<int>(r, -1), -1};
+        for (int d = 0; d < r - 2; ++d) oidx.dims[d] = bdims[d];
+        oidx.dims[r - 2] = m;
+        oidx.dims[r - 1] = n;
+        int lin = e.linear(oidx);
+        for (ValueId o : kp.outputs) e.store(o, lin, e.value(o, oidx));
+        e.end();
+      }
+    }
+  }
+  e.end();
+  out.work_items = static_cast<uint64_t>(tiles);
+  out.per_row = true;
+  return true;
+}
+
 // Rank sort: each element counts the elements that go before it; O(n^2) per row, exact and
 // stable (ties keep input order; NaN sorts last ascending and first descending, as on the CPU).
 void lower_sort(const ir::Graph& g, Emitter& e, const KernelPlan& kp, LoweredKernel& out) {
@@ -514,7 +710,9 @@ LoweredKernel lower_kernel(const ir::Graph& g, const Plan& plan, int kernel,
       lower_row(g, e, kp, out);
       break;
     case KernelKind::Matmul:
-      lower_matmul(g, plan, e, kp, out);
+      if (!kp.mma || !lower_matmul_mma(g, plan, layout, e, kp, out)) {
+        lower_matmul(g, plan, e, kp, out);
+      }
       break;
     case KernelKind::Sort:
       lower_sort(g, e, kp, out);
@@ -525,6 +723,13 @@ LoweredKernel lower_kernel(const ir::Graph& g, const Plan& plan, int kernel,
   }
   out.desc = std::move(e.desc());
   out.desc.name = kernel_name(g, kp);
+  for (const Stmt& st : out.desc.body) {
+    if (st.op == SOp::MmaTile) {
+      out.desc.name += "_mma";
+      out.mma = true;
+      break;
+    }
+  }
   out.bindings = e.bindings();
   out.writes = e.writes();
   out.params = std::move(e.params());

@@ -16,6 +16,7 @@ struct LoweredKernel {
   uint64_t work_items = 0;                  // grid-stride loops cover this many threads or rows
   bool per_row = false;  // work_items counts workgroups (rows/tiles), not threads
   int fused_nodes = 0;   // primitives evaluated inside the kernel
+  bool mma = false;      // a tensor-core matmul
   // Inputs every thread reads only at the element it writes (pointwise kernels): an output of
   // the same size may take such an input's buffer when the input dies here.
   std::vector<ir::ValueId> in_place_candidates;

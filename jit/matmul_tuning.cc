@@ -12,6 +12,7 @@
 #include "autotune/tuner.h"
 #include "jit/dump.h"
 #include "jit/lower.h"
+#include "jit/matmul_precision.h"
 
 namespace ember::jit {
 namespace {
@@ -69,6 +70,20 @@ int cached_block(const std::string& key) {
   return r;
 }
 
+// Tensor cores (mma.sync) exist from sm_80 on.
+bool has_tensor_cores(const runtime::Backend& backend) {
+  if (backend.kind() != runtime::DeviceKind::Cuda) return false;
+  const std::string arch = backend.target();
+  int sm = 0;
+  return arch.rfind("sm_", 0) == 0 && absl::SimpleAtoi(arch.substr(3, 2), &sm) && sm >= 80;
+}
+
+bool wants_mma(const ir::Graph& g, ir::ValueId mm, bool tensor_cores) {
+  if (!tensor_cores) return false;
+  DType t = g.type(mm).dtype;
+  return t == DType::F16 || t == DType::BF16 || (t == DType::F32 && allow_tf32());
+}
+
 }  // namespace
 
 autotune::TuneKey matmul_tune_key(const ir::Graph& g, ir::ValueId mm,
@@ -83,9 +98,16 @@ std::vector<MatmulChoice> choose_matmul_blocks(const ir::Graph& g,
   std::vector<MatmulChoice> choices(g.size());
   int forced = forced_block();
   autotune::Mode mode = autotune::mode(!backend.runs_on_cpu());
+  const bool tensor_cores = tensor_cores_enabled() && has_tensor_cores(backend);
   for (ir::ValueId v = 0; v < g.size(); ++v) {
     if (g.node(v).op != ir::OpKind::Matmul) continue;
     MatmulChoice& c = choices[v];
+    c.mma = wants_mma(g, v, tensor_cores);
+    if (c.mma) {
+      // The tensor-core tile has one shape today; the block is the SIMT fallback's.
+      c.block = forced > 0 ? forced : heuristic_block(backend, problem_of(g, v));
+      continue;
+    }
     if (forced > 0 || mode == autotune::Mode::off) {
       c.block = forced > 0 ? forced : heuristic_block(backend, problem_of(g, v));
       continue;

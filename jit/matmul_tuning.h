@@ -23,6 +23,7 @@ autotune::TuneKey matmul_tune_key(const ir::Graph& g, ir::ValueId mm,
 // else the heuristic; and, for a key to tune now (mode on, not cached), the key.
 struct MatmulChoice {
   int block = 0;
+  bool mma = false;      // the tensor-core template (when the operands allow it)
   std::string tune_key;  // empty: nothing to tune
 };
 

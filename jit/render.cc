@@ -310,6 +310,11 @@ class Renderer {
         return absl::StrCat(var(s.var), "[", ref(s.index), "] = ", ref(s.expr), ";");
       case SOp::SharedStore:
         return absl::StrCat(d_.shared_name(s.buffer), "[", ref(s.index), "] = ", ref(s.expr), ";");
+      case SOp::MmaTile: {
+        std::vector<std::string> args;
+        for (int a : s.args) args.push_back(ref(a));
+        return d_.mma_tile(k_, s, args);
+      }
     }
     return "";
   }
@@ -320,6 +325,12 @@ class Renderer {
 };
 
 }  // namespace
+
+std::string Dialect::mma_tile(const KernelDesc& k, const Stmt&,
+                              const std::vector<std::string>&) const {
+  throw Error(absl::StrCat("jit: kernel ", k.name,
+                           " uses tensor-core tiles, which this target does not render"));
+}
 
 std::string render(const KernelDesc& k, const Dialect& d) { return Renderer(k, d).run(); }
 

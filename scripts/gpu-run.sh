@@ -38,7 +38,7 @@ for dev in ${EMBER_BENCH_DEVICES:-vulkan cuda}; do
     --benchmark_out="$out/ember_bench_$dev.json" --benchmark_out_format=json
 done
 if [ -z "${EMBER_SKIP_TORCH:-}" ] && [ -f bench/torch_reference.py ] && command -v python3 > /dev/null; then
-  PYTHONUNBUFFERED=1 python3 bench/torch_reference.py > "$out/torch.json" 2> "$out/torch.err"
+  PYTHONUNBUFFERED=1 python3 bench/torch_reference.py ${EMBER_TORCH_ONLY:+--only "$EMBER_TORCH_ONLY"} > "$out/torch.json" 2> "$out/torch.err"
   echo "torch_reference exit $?" | tee -a "$out/summary.txt"
   cat "$out/torch.json"
 fi

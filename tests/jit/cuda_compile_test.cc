@@ -3,6 +3,8 @@
 #include <ember/ember.h>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <fstream>
 #include <functional>
 
 #include "absl/strings/str_cat.h"
@@ -187,6 +189,65 @@ TEST(CudaCompile, EveryKernelPatternCompilesWithNvrtc) {
     }
   }
   EXPECT_GT(compiled, 50);
+}
+
+// Lowers every kernel of the graph with tensor-core matmuls requested; returns the kernels.
+std::vector<LoweredKernel> lower_with_mma(ir::Graph& g, const std::vector<ValueId>& outs) {
+  Plan plan = make_plan(g, outs, true);
+  for (KernelPlan& kp : plan.kernels) kp.mma = kp.kind == KernelKind::Matmul;
+  std::vector<runtime::Array> layouts;
+  layouts.reserve(g.size());
+  for (ValueId v = 0; v < g.size(); ++v)
+    layouts.push_back(runtime::Array::contiguous(nullptr, g.type(v)));
+  auto layout = [&](ValueId v) -> const runtime::Array& { return layouts[v]; };
+  std::vector<LoweredKernel> out;
+  for (int k = 0; k < static_cast<int>(plan.kernels.size()); ++k)
+    out.push_back(lower_kernel(g, plan, k, layout));
+  return out;
+}
+
+// The tensor-core template in every dtype and operand layout (K-major or M/N-major A and B, as
+// x @ w, x @ w^T, x^T @ g), batched with broadcasting and with a fused epilogue, compiles for
+// Hopper; operands it cannot stream (unaligned K) fall back to the SIMT template.
+TEST(CudaCompile, TensorCoreMatmulsCompileWithNvrtc) {
+  if (runtime::cuda::nvrtc_version() == "none") GTEST_SKIP() << "NVRTC unavailable";
+  int compiled = 0;
+  for (DType t : {DType::F16, DType::BF16, DType::F32}) {
+    for (bool a_t : {false, true}) {
+      for (bool b_t : {false, true}) {
+        ir::Graph g;
+        Builder b(g);
+        ValueId a = a_t ? b.permute(in(b, t, {3, 40, 72}), {0, 2, 1}) : in(b, t, {3, 72, 40});
+        ValueId w = b_t ? b.permute(in(b, t, {1, 24, 40}), {0, 2, 1}) : in(b, t, {1, 40, 24});
+        ValueId bias = in(b, t, {1, 1, 24});
+        ValueId y = b.unary(UnaryFn::Tanh, b.binary(BinaryFn::Add, b.matmul(a, w), bias));
+        SCOPED_TRACE(absl::StrCat(dtype_name(t), a_t ? " A^T" : " A", b_t ? " B^T" : " B"));
+        for (const LoweredKernel& lk : lower_with_mma(g, {y})) {
+          EXPECT_NE(lk.desc.name.find("_mma"), std::string::npos) << lk.desc.name;
+          EXPECT_TRUE(lk.mma);
+          std::string source = render_cuda(lk.desc);
+          if (const char* dir = std::getenv("EMBER_SCRATCH_DUMP")) {
+            std::ofstream(absl::StrCat(dir, "/", lk.desc.name, "_", compiled, ".cu")) << source;
+          }
+          try {
+            EXPECT_GT(runtime::cuda::nvrtc_compile(source, lk.desc.name, "sm_90a", false).size(),
+                      100u);
+            ++compiled;
+          } catch (const Error& e) {
+            ADD_FAILURE() << e.what();
+          }
+        }
+      }
+    }
+  }
+  EXPECT_EQ(compiled, 12);
+  ir::Graph g;
+  Builder b(g);
+  ValueId mm = b.matmul(in(b, DType::BF16, {16, 33}), in(b, DType::BF16, {33, 16}));
+  for (const LoweredKernel& lk : lower_with_mma(g, {mm})) {
+    EXPECT_FALSE(lk.mma) << "K = 33 rows are not 16-byte aligned";
+    EXPECT_EQ(lk.desc.name.find("_mma"), std::string::npos);
+  }
 }
 
 TEST(CudaCompile, NoDriverMeansCudaUnavailable) {

@@ -9,6 +9,7 @@
 #include "frontend/fusion_guard.h"
 #include "frontend/grid.h"
 #include "frontend/linalg.h"
+#include "frontend/matmul_precision.h"
 #include "frontend/print.h"
 #include "frontend/random_state.h"
 #include "frontend/stats.h"

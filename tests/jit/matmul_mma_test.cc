@@ -1,0 +1,116 @@
+// The tensor-core matmul template (CUDA, sm_80+): f16 and bf16 always, f32 through TF32 only
+// when set_matmul_precision(High) asks for it. Checked against the CPU on ragged edges, several
+// pipeline stages with a partial last k-tile, every operand layout, broadcast batches and fused
+// epilogues; stats().mma_launches shows which template ran. Skipped where the test device has
+// no tensor cores (Vulkan, CI's lavapipe).
+#include "frontend/stream.h"
+#include "jit/matmul_precision.h"
+#include "tests/jit/gpu_util.h"
+
+namespace ember {
+namespace {
+
+bool tensor_core_device() {
+  Device dev = testing::gpu_device();
+  if (dev.type() != DeviceType::Cuda || !dev.is_available()) return false;
+  std::string target = detail::backend_for(dev).target();
+  return target >= "sm_80" && jit::tensor_cores_enabled();
+}
+
+#define EMBER_REQUIRE_TENSOR_CORES() \
+  if (!tensor_core_device()) GTEST_SKIP() << "the test device has no tensor cores"
+
+// Runs the CPU/GPU comparison and returns how many tensor-core kernels the GPU run launched.
+int64_t mma_launches_of(const testing::Program& p, double rtol, double atol) {
+  int64_t before = stats(testing::gpu_device()).mma_launches;
+  testing::expect_same(p, testing::gpu_device(), rtol, atol);
+  return stats(testing::gpu_device()).mma_launches - before;
+}
+
+class MatmulMma : public ::testing::TestWithParam<DType> {};
+
+TEST_P(MatmulMma, RaggedEdgesPartialKTileAndEpilogue) {
+  EMBER_REQUIRE_TENSOR_CORES();
+  DType t = GetParam();
+  int64_t n = mma_launches_of(
+      [t](const Device& dev) -> std::vector<RawTensor> {
+        auto a = Tensor<2>::from_data(testing::host_uniform({130, 264}, 81).convert(t), dev);
+        auto b = Tensor<2>::from_data(testing::host_uniform({264, 200}, 82).convert(t), dev);
+        auto bias = Tensor<2>::from_data(testing::host_uniform({1, 200}, 83).convert(t), dev);
+        return {activation::gelu(a.matmul(b) + bias).raw(), a.matmul(b).raw()};
+      },
+      3e-2, 3e-1);
+  EXPECT_GE(n, 1);
+}
+
+TEST_P(MatmulMma, EveryOperandLayoutAndBroadcastBatch) {
+  EMBER_REQUIRE_TENSOR_CORES();
+  DType t = GetParam();
+  int64_t n = mma_launches_of(
+      [t](const Device& dev) -> std::vector<RawTensor> {
+        auto a = Tensor<3>::from_data(testing::host_uniform({3, 40, 72}, 84).convert(t), dev);
+        auto w = Tensor<3>::from_data(testing::host_uniform({1, 72, 136}, 85).convert(t), dev);
+        auto g = Tensor<3>::from_data(testing::host_uniform({3, 40, 136}, 86).convert(t), dev);
+        std::vector<RawTensor> out;
+        out.push_back(a.matmul(w).raw());                                  // A, B
+        out.push_back(g.matmul(w.swap_dims(1, 2)).raw());                  // A, B^T
+        out.push_back(a.swap_dims(1, 2).matmul(g).raw());                  // A^T, B
+        out.push_back(w.swap_dims(1, 2).matmul(a.swap_dims(1, 2)).raw());  // A^T, B^T
+        return out;
+      },
+      3e-2, 3e-1);
+  EXPECT_GE(n, 4);
+}
+
+INSTANTIATE_TEST_SUITE_P(HalfTypes, MatmulMma, ::testing::Values(DType::F16, DType::BF16),
+                         [](const auto& info) { return std::string(dtype_name(info.param)); });
+
+TEST(MatmulMmaFallback, UnalignedRowsRunTheSimtTemplate) {
+  EMBER_REQUIRE_TENSOR_CORES();
+  int64_t n = mma_launches_of(
+      [](const Device& dev) -> std::vector<RawTensor> {
+        auto a =
+            Tensor<2>::from_data(testing::host_uniform({20, 33}, 87).convert(DType::BF16), dev);
+        auto b =
+            Tensor<2>::from_data(testing::host_uniform({33, 24}, 88).convert(DType::BF16), dev);
+        return {a.matmul(b).raw()};
+      },
+      3e-2, 3e-1);
+  EXPECT_EQ(n, 0) << "K = 33 bf16 rows are not 16-byte aligned";
+}
+
+class PrecisionGuard {
+ public:
+  explicit PrecisionGuard(MatmulPrecision p) : saved_(matmul_precision()) {
+    set_matmul_precision(p);
+  }
+  ~PrecisionGuard() { set_matmul_precision(saved_); }
+
+ private:
+  MatmulPrecision saved_;
+};
+
+testing::Program f32_matmul() {
+  return [](const Device& dev) -> std::vector<RawTensor> {
+    auto a = Tensor<2>::from_data(testing::host_uniform({256, 264}, 89), dev);
+    auto b = Tensor<2>::from_data(testing::host_uniform({264, 136}, 90), dev);
+    return {(a.matmul(b) * 0.5).raw(), a.swap_dims(0, 1).matmul(a).raw()};
+  };
+}
+
+TEST(MatmulTf32, HighestKeepsF32MatmulsExact) {
+  EMBER_REQUIRE_TENSOR_CORES();
+  PrecisionGuard p(MatmulPrecision::Highest);
+  EXPECT_EQ(mma_launches_of(f32_matmul(), 1e-4, 1e-4), 0);
+}
+
+TEST(MatmulTf32, HighRunsF32MatmulsOnTensorCores) {
+  EMBER_REQUIRE_TENSOR_CORES();
+  PrecisionGuard p(MatmulPrecision::High);
+  EXPECT_EQ(matmul_precision(), MatmulPrecision::High);
+  // TF32 keeps 10 mantissa bits of each input: errors of ~1e-3 relative per product.
+  EXPECT_EQ(mma_launches_of(f32_matmul(), 1e-2, 5e-2), 2);
+}
+
+}  // namespace
+}  // namespace ember
