@@ -19,11 +19,11 @@ def main(paths):
             continue
         mode = "on" if p.endswith("_on.json") else "off"
         for b in data["benchmarks"]:
-            m = re.match(r"BM_matmul_square/n:(\d+)/bf16:(\d)", b["name"])
+            m = re.match(r"BM_matmul_square/n:(\d+)/type:(\d)", b["name"])
             if not m or b.get("error_occurred"):
                 continue
             device = b.get("label", "?").split()[0]
-            dtype = "bf16" if m.group(2) == "1" else "f32"
+            dtype = ["f32", "bf16", "tf32"][int(m.group(2))]
             times[(device, int(m.group(1)), dtype, mode)] = (b["real_time"], b.get("TFLOP", 0))
     print("| device | size | dtype | heuristic | autotuned | speed-up | winner | candidates (ms) |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- |")
@@ -35,10 +35,11 @@ def main(paths):
         backend = "cuda" if device.startswith("cuda") else "vulkan"
         winner, cands = "", ""
         for e in entries:
-            if tag in e["key"] and e["key"].endswith("|" + dtype) and e["key"].startswith(
-                    "matmul|" + backend):
+            family = e["key"].split("|")[0]
+            if tag in e["key"] and e["key"].endswith("|" + dtype) and family in (
+                    "matmul", "matmul_mma") and e["key"].split("|")[1].startswith(backend):
                 winner = e["winner"]
-                cands = ", ".join(f"{c['config'][6:]}: {c['time_ms']:.3f}" for c in e["candidates"])
+                cands = ", ".join(f"{c['config'].split('=')[-1]}: {c['time_ms']:.3f}" for c in e["candidates"])
         print(f"| {device} | {n} | {dtype} | {off[0]:.3f} ms, {off[1]:.1f} TFLOP/s | "
               f"{on[0]:.3f} ms, {on[1]:.1f} TFLOP/s | {off[0] / on[0]:.2f}x | {winner} | {cands} |")
 

@@ -170,17 +170,22 @@ void BM_matmul_8192_bf16(benchmark::State& state) {
       state, state.range(0), [&] { c = a.matmul(b); }, 0, 2.0 * n * n * n);
 }
 
-// Square matmuls at the autotune table's sizes (f32 and bf16): compared with EMBER_AUTOTUNE=off
-// (the heuristic block) and =on (the tuned block; tuning happens in the warm-up steps).
+// Square matmuls at the autotune table's sizes (type 0 f32, 1 bf16, 2 f32 on TF32): compared
+// with EMBER_AUTOTUNE=off (the heuristic variant) and =on (the tuned one; tuning happens in the
+// warm-up steps).
 void BM_matmul_square(benchmark::State& state) {
   int64_t n = state.range(0) / (shrink() > 1 ? 8 : 1);
-  DType t = state.range(1) ? DType::BF16 : DType::F32;
+  const char* names[] = {"f32", "bf16", "tf32"};
+  DType t = state.range(1) == 1 ? DType::BF16 : DType::F32;
   auto a = mat(n, n, 15).cast(t), b = mat(n, n, 16).cast(t);
   sync(bench_device());
+  MatmulPrecision saved = matmul_precision();
+  set_matmul_precision(state.range(1) == 2 ? MatmulPrecision::High : MatmulPrecision::Highest);
   Tensor<2> c;
   run_timed(
       state, true, [&] { c = a.matmul(b); }, 0, 2.0 * n * n * n);
-  state.SetLabel(bench_device().to_string() + (t == DType::BF16 ? " bf16" : " f32") + " autotune=" +
+  set_matmul_precision(saved);
+  state.SetLabel(bench_device().to_string() + " " + names[state.range(1)] + " autotune=" +
                  (std::getenv("EMBER_AUTOTUNE") ? std::getenv("EMBER_AUTOTUNE") : "default"));
 }
 
@@ -376,8 +381,8 @@ EMBER_WORKLOAD(BM_chain100_1K);
 EMBER_WORKLOAD(BM_mlp_train_step);
 EMBER_WORKLOAD(BM_transformer_block);
 BENCHMARK(BM_matmul_square)
-    ->ArgNames({"n", "bf16"})
-    ->ArgsProduct({{1024, 4096, 8192}, {0, 1}})
+    ->ArgNames({"n", "type"})
+    ->ArgsProduct({{1024, 4096, 8192}, {0, 1, 2}})
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_start)->ArgName("warm")->Arg(0)->Arg(1)->Iterations(3)->UseManualTime()->Unit(

@@ -188,6 +188,7 @@ std::shared_ptr<runtime::Kernel> get_kernel(const KernelDesc& desc, runtime::Bac
   bin.name = desc.name;
   bin.num_buffers = static_cast<int>(desc.buffers.size()) + desc.uses_errors;
   bin.workgroup_size = desc.workgroup_size;
+  bin.dynamic_shared_bytes = desc.dynamic_shared_bytes;
   if (cuda) {
     bin.cubin = std::move(binary);
     bin.entry = kCudaEntry;

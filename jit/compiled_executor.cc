@@ -184,26 +184,31 @@ std::vector<float> download_as_f32(runtime::Backend& backend, const runtime::Arr
 }
 
 // Candidates reorder the K summation differently: equal up to rounding.
-bool close_enough(const std::vector<float>& got, const std::vector<float>& want) {
+bool close_enough(const std::vector<float>& got, const std::vector<float>& want, float tolerance) {
   for (size_t i = 0; i < got.size(); ++i) {
     if (std::isnan(got[i]) && std::isnan(want[i])) continue;
-    if (!(std::abs(got[i] - want[i]) <= 1e-3f * (1.0f + std::abs(want[i])))) return false;
+    if (!(std::abs(got[i] - want[i]) <= tolerance * (1.0f + std::abs(want[i])))) return false;
   }
   return true;
 }
 
-// Times matmul kernel k of the plan with each block on this flush's buffers (its inputs are
-// computed: earlier kernels were launched) and returns the winner. A candidate whose result
-// differs from the heuristic block's is discarded.
+// Times matmul kernel k of the plan with each variant of its template (SIMT blocks or
+// tensor-core tiles) on this flush's buffers (its inputs are computed: earlier kernels were
+// launched) and returns the winner. A candidate whose result differs from the heuristic
+// variant's is discarded.
 int tune_matmul_kernel(const ir::Graph& g, const Plan& plan, int k, const Emitter::LayoutFn& layout,
                        const std::vector<std::optional<runtime::Array>>& arrays,
                        runtime::Backend& backend) {
   ir::ValueId out = plan.kernels[k].outputs[0];
   std::vector<float> reference;
   std::set<int> checked;
-  auto time_block = [&](int block) -> double {
+  const bool mma = plan.kernels[k].mma > 0;
+  // Variants sum in different orders; half-precision outputs then round apart by an ulp.
+  DType out_type = g.type(out).dtype;
+  float tolerance = out_type == DType::F16 || out_type == DType::BF16 ? 1e-2f : 1e-3f;
+  auto time_variant = [&](int variant) -> double {
     Plan trial = plan;
-    trial.kernels[k].block = block;
+    (mma ? trial.kernels[k].mma : trial.kernels[k].block) = variant;
     LoweredKernel lk = lower_kernel(g, trial, k, layout);
     std::shared_ptr<runtime::Kernel> kernel = get_kernel(lk.desc, backend);
     runtime::Launch l;
@@ -216,18 +221,19 @@ int tune_matmul_kernel(const ir::Graph& g, const Plan& plan, int k, const Emitte
     backend.launch(*kernel, l);
     backend.sync();
     double ms = backend.take_device_time_ns() / 1e6;
-    if (checked.insert(block).second) {
+    if (checked.insert(variant).second) {
       std::vector<float> got = download_as_f32(backend, *arrays[out]);
       if (reference.empty()) {
         reference = std::move(got);
-      } else if (!close_enough(got, reference)) {
+      } else if (!close_enough(got, reference, tolerance)) {
         return -1;
       }
     }
     return ms;
   };
-  time_block(plan.kernels[k].block);  // the heuristic's result is the check's reference
-  return tune_matmul_block(g, plan.kernels[k].anchor, backend, time_block);
+  // The heuristic's result is the check's reference.
+  time_variant(mma ? plan.kernels[k].mma : plan.kernels[k].block);
+  return tune_matmul(g, plan.kernels[k].anchor, backend, mma, time_variant);
 }
 
 // What launching a cached plan's kernel needs: everything but the kernel body (expressions and
@@ -238,6 +244,7 @@ LoweredKernel launch_copy(const LoweredKernel& c) {
   lk.desc.workgroup_size = c.desc.workgroup_size;
   lk.desc.uses_errors = c.desc.uses_errors;
   lk.desc.num_params = c.desc.num_params;
+  lk.desc.dynamic_shared_bytes = c.desc.dynamic_shared_bytes;
   lk.bindings = c.bindings;
   lk.writes = c.writes;
   lk.params = c.params;
@@ -404,17 +411,22 @@ std::vector<Outcome> execute_planned(const ir::Graph& g, const std::vector<ir::V
     const std::string* tune_key = plan.kernels[k].kind == KernelKind::Matmul
                                       ? &matmuls[plan.kernels[k].anchor].tune_key
                                       : nullptr;
-    if (tune_key && !tune_key->empty() && !lk.desc.uses_errors) {
+    // (A tensor-core request whose operands did not suit it ran the SIMT template: nothing
+    // to tune.)
+    bool fell_back =
+        plan.kernels[k].kind == KernelKind::Matmul && plan.kernels[k].mma > 0 && !lk.mma;
+    if (tune_key && !tune_key->empty() && !lk.desc.uses_errors && !fell_back) {
       // Matmuls of one key in one flush are tuned once.
       auto [winner, fresh] = tuned_now.try_emplace(*tune_key, 0);
       if (fresh) winner->second = tune_matmul_kernel(g, plan, k, layout, arrays, backend);
-      int block = winner->second;
-      if (block != plan.kernels[k].block) {
-        plan.kernels[k].block = block;
+      const bool mma = plan.kernels[k].mma > 0;
+      int variant = winner->second;
+      if (variant != (mma ? plan.kernels[k].mma : plan.kernels[k].block)) {
+        (mma ? plan.kernels[k].mma : plan.kernels[k].block) = variant;
         lk = lower_kernel(g, plan, k, layout);
         if (hit) tuned = get_kernel(lk.desc, backend);
         if (!hit) {
-          cached->plan.kernels[k].block = block;
+          (mma ? cached->plan.kernels[k].mma : cached->plan.kernels[k].block) = variant;
           std::lock_guard lock(cached->mutex);
           cached->layout = 0;  // the kept lowering used the untuned block
         }

@@ -75,7 +75,7 @@ __device__ float philox_sample(uint lo, uint hi, uint k0, uint k1, float a, floa
 
 constexpr const char* kMmaHelpers = R"(
 // Tensor-core block tile (mma.sync, sm_80 and later). Operands stream through a STAGES-deep
-// cp.async pipeline into shared memory as 64-byte k-rows (K-major operands) or k-rows of the
+// cp.async pipeline into shared memory as RB-byte k-rows (K-major operands) or k-rows of the
 // whole tile width (M/N-major ones), XOR-swizzled by 16-byte chunk so that ldmatrix reads of
 // eight rows hit eight different bank groups. Out-of-range elements are zero-filled by the copy.
 __device__ __forceinline__ uint smem_u32(const void* p) {
@@ -111,23 +111,25 @@ template <int KIND> __device__ __forceinline__ void mma_op(float* c, const uint*
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 // Byte offset of element (mn, k) of a staged tile ROWS (m or n) wide, ES-byte elements.
-template <bool KMAJ, int ROWS, int ES> __device__ __forceinline__ uint mma_elem(uint mn, uint k) {
+template <bool KMAJ, int ROWS, int ES, int RB>
+__device__ __forceinline__ uint mma_elem(uint mn, uint k) {
   constexpr uint CE = 16 / ES;
-  if (KMAJ) return mn * 64u + ((((k / CE) ^ ((mn >> 1) & 3u))) << 4) + (k % CE) * ES;
+  const uint swz = RB == 128 ? (mn & 7u) : ((mn >> 1) & 3u);
+  if (KMAJ) return mn * uint(RB) + (((k / CE) ^ swz) << 4) + (k % CE) * ES;
   return k * uint(ROWS * ES) + ((((mn / CE) ^ (k & 7u))) << 4) + (mn % CE) * ES;
 }
 // Issues the copies of one stage of one operand: rows [mn0, mn0 + ROWS) by k-rows [k0, k0 + BK).
-template <bool KMAJ, int ROWS, int ES, int THREADS>
+template <bool KMAJ, int ROWS, int ES, int THREADS, int RB>
 __device__ __forceinline__ void mma_stage(uint dst, const char* base, uint ld, uint mn0, uint MN,
                                           uint k0, uint K) {
-  constexpr uint CE = 16 / ES, CHUNKS = ROWS * 4;
+  constexpr uint CE = 16 / ES, CHUNKS = ROWS * RB / 16, KCHUNKS = RB / 16;
 #pragma unroll
   for (uint i = 0; i < CHUNKS / THREADS; ++i) {
     uint q = threadIdx.x + i * THREADS;
     uint mn, k, bytes;
     if (KMAJ) {
-      mn = mn0 + (q >> 2);
-      k = k0 + (q & 3u) * CE;
+      mn = mn0 + q / KCHUNKS;
+      k = k0 + (q % KCHUNKS) * CE;
       bytes = (mn < MN && k < K) ? min(16u, (K - k) * ES) : 0u;
     } else {
       constexpr uint CPR = ROWS * ES / 16;
@@ -136,20 +138,20 @@ __device__ __forceinline__ void mma_stage(uint dst, const char* base, uint ld, u
       bytes = (mn < MN && k < K) ? min(16u, (MN - mn) * ES) : 0u;
     }
     const char* src = bytes ? base + (uint64_t(KMAJ ? mn : k) * ld + (KMAJ ? k : mn)) * ES : base;
-    cp_async16(dst + mma_elem<KMAJ, ROWS, ES>(mn - mn0, k - k0), src, bytes);
+    cp_async16(dst + mma_elem<KMAJ, ROWS, ES, RB>(mn - mn0, k - k0), src, bytes);
   }
 }
 __device__ __forceinline__ uint to_tf32(float x) {
   uint r; asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x)); return r;
 }
-template <int KIND, bool A_K, bool B_K, int WM, int WN, int MI, int NI, int STAGES>
+template <int KIND, bool A_K, bool B_K, int WM, int WN, int MI, int NI, int STAGES, int RB>
 __device__ __forceinline__ void mma_tile(const void* A, uint a_off, uint a_ld, const void* B,
                                          uint b_off, uint b_ld, uint M, uint N, uint K, uint m0,
                                          uint n0, float* acc) {
-  constexpr int ES = KIND == 2 ? 4 : 2, BK = 64 / ES, KS = KIND == 2 ? 8 : 16;
+  constexpr int ES = KIND == 2 ? 4 : 2, BK = RB / ES, KS = KIND == 2 ? 8 : 16;
   constexpr int BM = WM * MI * 16, BN = WN * NI * 8, THREADS = WM * WN * 32;
-  constexpr uint A_BYTES = BM * 64, STAGE = (BM + BN) * 64;
-  __shared__ __align__(128) unsigned char smem[STAGES * STAGE];
+  constexpr uint A_BYTES = BM * RB, STAGE = (BM + BN) * RB;
+  extern __shared__ __align__(128) unsigned char smem[];  // STAGES * STAGE bytes
   const uint lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
   const uint wm = warp / WN * (MI * 16), wn = warp % WN * (NI * 8);
   const char* a = (const char*)A + uint64_t(a_off) * ES;
@@ -161,8 +163,8 @@ __device__ __forceinline__ void mma_tile(const void* A, uint a_off, uint a_ld, c
 #pragma unroll
   for (int s = 0; s < STAGES - 1; ++s) {
     if (uint(s) < KT) {
-      mma_stage<A_K, BM, ES, THREADS>(s0 + s * STAGE, a, a_ld, m0, M, s * BK, K);
-      mma_stage<B_K, BN, ES, THREADS>(s0 + s * STAGE + A_BYTES, b, b_ld, n0, N, s * BK, K);
+      mma_stage<A_K, BM, ES, THREADS, RB>(s0 + s * STAGE, a, a_ld, m0, M, s * BK, K);
+      mma_stage<B_K, BN, ES, THREADS, RB>(s0 + s * STAGE + A_BYTES, b, b_ld, n0, N, s * BK, K);
     }
     cp_async_commit();
   }
@@ -172,8 +174,8 @@ __device__ __forceinline__ void mma_tile(const void* A, uint a_off, uint a_ld, c
     const uint next = kt + STAGES - 1;
     if (next < KT) {
       const uint st = s0 + (next % STAGES) * STAGE;
-      mma_stage<A_K, BM, ES, THREADS>(st, a, a_ld, m0, M, next * BK, K);
-      mma_stage<B_K, BN, ES, THREADS>(st + A_BYTES, b, b_ld, n0, N, next * BK, K);
+      mma_stage<A_K, BM, ES, THREADS, RB>(st, a, a_ld, m0, M, next * BK, K);
+      mma_stage<B_K, BN, ES, THREADS, RB>(st + A_BYTES, b, b_ld, n0, N, next * BK, K);
     }
     cp_async_commit();
     const uint sa = s0 + (kt % STAGES) * STAGE, sb = sa + A_BYTES;
@@ -188,14 +190,14 @@ __device__ __forceinline__ void mma_tile(const void* A, uint a_off, uint a_ld, c
         for (int mi = 0; mi < MI; ++mi) {
           uint m = wm + mi * 16 + (A_K ? (j & 1u) * 8 + r : (j & 1u) * 8);
           uint k = ks + (A_K ? (j >> 1) * 8 : (j >> 1) * 8 + r);
-          ldsm_x4<!A_K>(sa + mma_elem<A_K, BM, ES>(m, k), af[mi]);
+          ldsm_x4<!A_K>(sa + mma_elem<A_K, BM, ES, RB>(m, k), af[mi]);
         }
 #pragma unroll
         for (int ni = 0; ni < NI; ni += 2) {
           uint n = wn + ni * 8 + (B_K ? (j >> 1) * 8 + r : (j >> 1) * 8);
           uint k = ks + (B_K ? (j & 1u) * 8 : (j & 1u) * 8 + r);
           uint t[4];
-          ldsm_x4<!B_K>(sb + mma_elem<B_K, BN, ES>(n, k), t);
+          ldsm_x4<!B_K>(sb + mma_elem<B_K, BN, ES, RB>(n, k), t);
           bf[ni][0] = t[0]; bf[ni][1] = t[1]; bf[ni + 1][0] = t[2]; bf[ni + 1][1] = t[3];
         }
       } else {
@@ -205,7 +207,7 @@ __device__ __forceinline__ void mma_tile(const void* A, uint a_off, uint a_ld, c
           uint m = wm + mi * 16 + g;
 #pragma unroll
           for (int h = 0; h < 4; ++h) {
-            uint e = mma_elem<A_K, BM, ES>(m + (h & 1) * 8, ks + t + (h >> 1) * 4);
+            uint e = mma_elem<A_K, BM, ES, RB>(m + (h & 1) * 8, ks + t + (h >> 1) * 4);
             af[mi][h] = to_tf32(*reinterpret_cast<const float*>(ga + e));
           }
         }
@@ -214,7 +216,7 @@ __device__ __forceinline__ void mma_tile(const void* A, uint a_off, uint a_ld, c
           uint n = wn + ni * 8 + g;
 #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            uint e = mma_elem<B_K, BN, ES>(n, ks + t + h * 4);
+            uint e = mma_elem<B_K, BN, ES, RB>(n, ks + t + h * 4);
             bf[ni][h] = to_tf32(*reinterpret_cast<const float*>(gb + e));
           }
         }
@@ -467,9 +469,9 @@ class Cuda final : public Dialect {
     MmaShape m = MmaShape::unpack(s.code);
     return absl::StrCat("mma_tile<", static_cast<int>(m.kind), ", ", m.a_kmajor, ", ", m.b_kmajor,
                         ", ", m.warps_m, ", ", m.warps_n, ", ", m.frags_m, ", ", m.frags_n, ", ",
-                        m.stages, ">(b", s.buffer, ", ", a[0], ", ", a[1], ", b", s.buffer2, ", ",
-                        a[2], ", ", a[3], ", ", a[4], ", ", a[5], ", ", a[6], ", ", a[7], ", ",
-                        a[8], ", x", s.var, ");");
+                        m.stages, ", ", m.row_bytes, ">(b", s.buffer, ", ", a[0], ", ", a[1], ", b",
+                        s.buffer2, ", ", a[2], ", ", a[3], ", ", a[4], ", ", a[5], ", ", a[6], ", ",
+                        a[7], ", ", a[8], ", x", s.var, ");");
   }
 
   std::string math(UnaryFn fn, CType t, const std::string& a) const override {

@@ -74,22 +74,24 @@ enum class SOp : uint8_t {
 
 // The configuration of an MmaTile statement: a block of (warps_m * frags_m * 16) x
 // (warps_n * frags_n * 8) outputs, accumulated in f32 over K through a `stages`-deep pipeline of
-// 64-byte k-rows staged in shared memory. Operand A is read K-major (k contiguous in memory) or
-// M-major, B K-major or N-major. Packed into Stmt::code.
+// k-tiles (`row_bytes` of k per row) staged in shared memory. Operand A is read K-major (k
+// contiguous in memory) or M-major, B K-major or N-major. Packed into Stmt::code.
 struct MmaShape {
   enum Kind : uint8_t { F16 = 0, BF16 = 1, TF32 = 2 };
   Kind kind = BF16;
   bool a_kmajor = true, b_kmajor = false;
   int warps_m = 2, warps_n = 4, frags_m = 4, frags_n = 4, stages = 3;
+  int row_bytes = 64;  // bytes of k per staged row of a K-major operand: 64 or 128
 
   int block_m() const { return warps_m * frags_m * 16; }
   int block_n() const { return warps_n * frags_n * 8; }
   int threads() const { return warps_m * warps_n * 32; }
   int accumulators() const { return frags_m * frags_n * 4; }  // per thread
   int element_bytes() const { return kind == TF32 ? 4 : 2; }
+  int shared_bytes() const { return stages * (block_m() + block_n()) * row_bytes; }
   int pack() const {
     return kind | a_kmajor << 2 | b_kmajor << 3 | warps_m << 4 | warps_n << 8 | frags_m << 12 |
-           frags_n << 16 | stages << 20;
+           frags_n << 16 | stages << 20 | (row_bytes == 128) << 24;
   }
   static MmaShape unpack(int c) {
     MmaShape s;
@@ -101,6 +103,7 @@ struct MmaShape {
     s.frags_m = c >> 12 & 15;
     s.frags_n = c >> 16 & 15;
     s.stages = c >> 20 & 15;
+    s.row_bytes = c >> 24 & 1 ? 128 : 64;
     return s;
   }
 };
@@ -142,7 +145,8 @@ struct KernelDesc {
   int num_vars = 0;
   int num_params = 0;
   uint32_t workgroup_size = 256;
-  bool uses_errors = false;  // binds the error buffer after the tensors
+  uint32_t dynamic_shared_bytes = 0;  // CUDA tensor-core tiles: their staging buffers
+  bool uses_errors = false;           // binds the error buffer after the tensors
   // Pointwise kernels may write an output over an input's buffer (in-place reuse); other kernels
   // never see aliased buffers, so targets may promise the compiler there is no aliasing.
   bool buffers_may_alias = false;

@@ -1,5 +1,6 @@
 #pragma once
 // Lowers one kernel of a plan to a kernel description plus what launching it needs.
+#include <iterator>
 #include <vector>
 
 #include "jit/emitter.h"
@@ -29,6 +30,28 @@ bool row_fits_registers(int64_t row_length);
 // The per-thread output block edge (1, 2, 4 or 8) of the matmul template for an M x N output
 // with `batch` matrices: a specialisation, so the plan cache keys on it.
 int matmul_block(int64_t m, int64_t n, int64_t batch);
+
+// The tensor-core template's tiles (8 warps each): warps along M and N, 16-row and 8-column
+// mma fragments per warp along M and N, pipeline stages. KernelPlan::mma is 1 + an index here.
+// k-tile: 64 or 128 bytes of k per stage (32 or 64 f16/bf16 elements, 16 or 32 f32).
+struct MmaTile {
+  int warps_m, warps_n, frags_m, frags_n, stages, row_bytes;
+};
+inline constexpr MmaTile kMmaTiles[] = {
+    {2, 4, 4, 4, 3, 64},   // 128 x 128, 64 x 32 per warp
+    {2, 4, 4, 8, 3, 64},   // 128 x 256, 64 x 64 per warp
+    {4, 2, 4, 8, 3, 64},   // 256 x 128, 64 x 64 per warp
+    {2, 4, 4, 8, 4, 64},   // 128 x 256, four stages
+    {2, 4, 2, 4, 4, 64},   // 64 x 128, for problems with few tiles
+    {2, 4, 4, 8, 3, 128},  // 128 x 256, twice the k per stage (half the barriers)
+    {2, 4, 4, 4, 4, 128},  // 128 x 128, twice the k per stage
+    {2, 4, 4, 8, 4, 128},  // 128 x 256, twice the k per stage, four stages (192 KiB)
+    {4, 2, 4, 8, 3, 128},  // 256 x 128, twice the k per stage
+};
+inline constexpr int kMmaTileCount = static_cast<int>(std::size(kMmaTiles));
+// The tile (1-based) for an M x N output with `batch` matrices: the largest that still gives
+// every SM of a large GPU a tile.
+int mma_tile_heuristic(int64_t m, int64_t n, int64_t batch);
 
 LoweredKernel lower_kernel(const ir::Graph& g, const Plan& plan, int kernel,
                            const Emitter::LayoutFn& layout);

@@ -1,8 +1,9 @@
 #pragma once
-// Autotuning of the matmul template's per-thread block (1, 2, 4 or 8 outputs squared): the
-// choice for a flush's matmul kernels comes from the autotune cache when it holds the problem's
-// key (EMBER_AUTOTUNE=cached|on), else from the heuristic; with EMBER_AUTOTUNE=on a key not in
-// the cache is tuned on the device the first time a flush launches such a kernel.
+// Autotuning of the matmul templates: the SIMT template's per-thread block (1, 2, 4 or 8 outputs
+// squared) and the tensor-core template's tile (kMmaTiles). The choice for a flush's matmul
+// kernels comes from the autotune cache when it holds the problem's key
+// (EMBER_AUTOTUNE=cached|on), else from the heuristic; with EMBER_AUTOTUNE=on a key not in the
+// cache is tuned on the device the first time a flush launches such a kernel.
 #include <functional>
 #include <string>
 #include <vector>
@@ -16,14 +17,22 @@ namespace ember::jit {
 
 inline constexpr int kMatmulBlocks[] = {1, 2, 4, 8};
 
+// Whether `mm` runs on tensor cores on `backend` (CUDA sm_80+, f16/bf16, or f32 with TF32
+// allowed, and not EMBER_MMA=0).
+bool wants_mma(const ir::Graph& g, ir::ValueId mm, const runtime::Backend& backend);
+
+// The key of `mm`'s problem; tensor-core problems are their own family ("matmul_mma"), with
+// f32 spelled "tf32".
 autotune::TuneKey matmul_tune_key(const ir::Graph& g, ir::ValueId mm,
                                   const runtime::Backend& backend);
 
-// What a flush uses for one matmul node: EMBER_MATMUL_BLOCK when set, else the cached winner,
-// else the heuristic; and, for a key to tune now (mode on, not cached), the key.
+// What a flush uses for one matmul node: forced by EMBER_MATMUL_BLOCK / EMBER_MMA_TILE when
+// set, else the cached winner, else the heuristic; and, for a key to tune now (mode on, not
+// cached), the key. `mma` > 0 selects tensor-core tile kMmaTiles[mma - 1]; `block` is the SIMT
+// template's (used too when the operands do not suit tensor cores).
 struct MatmulChoice {
   int block = 0;
-  bool mma = false;      // the tensor-core template (when the operands allow it)
+  int mma = 0;
   std::string tune_key;  // empty: nothing to tune
 };
 
@@ -31,10 +40,11 @@ struct MatmulChoice {
 // key, the plan and the launches all read these.
 std::vector<MatmulChoice> choose_matmul_blocks(const ir::Graph& g, const runtime::Backend& backend);
 
-// Tunes `mm`'s key: `time_block(block)` runs the kernel built with that block once and returns
-// its device time in ms (< 0 or a throw: failed or wrong). Records the entry, prints it under
-// EMBER_DUMP=autotune, and returns the winner (the heuristic's block when none worked).
-int tune_matmul_block(const ir::Graph& g, ir::ValueId mm, const runtime::Backend& backend,
-                      const std::function<double(int)>& time_block);
+// Tunes `mm`'s key over its template's variants (blocks, or tensor-core tile ids when `mma`):
+// `time_variant(v)` runs the kernel built with variant v once and returns its device time in
+// ms (< 0 or a throw: failed or wrong). Records the entry, prints it under
+// EMBER_DUMP=autotune, and returns the winner (the heuristic's variant when none worked).
+int tune_matmul(const ir::Graph& g, ir::ValueId mm, const runtime::Backend& backend, bool mma,
+                const std::function<double(int)>& time_variant);
 
 }  // namespace ember::jit

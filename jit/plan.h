@@ -26,9 +26,9 @@ struct KernelPlan {
   std::vector<ir::ValueId> reductions;  // row kernels: computed in this order
   std::vector<ir::ValueId> outputs;     // values this kernel stores
   int block = 0;  // matmul: per-thread output block edge (autotuned or heuristic; 0: heuristic)
-  // matmul: use the tensor-core template when the operands allow it (CUDA, f16/bf16, or f32 with
-  // TF32 allowed); the SIMT template with `block` otherwise.
-  bool mma = false;
+  // matmul: > 0 uses tensor-core tile kMmaTiles[mma - 1] when the operands allow it (CUDA,
+  // f16/bf16, or f32 with TF32 allowed); the SIMT template with `block` otherwise.
+  int mma = 0;
 };
 
 struct Plan {

@@ -61,6 +61,7 @@ struct KernelBinary {
   int num_buffers = 0;          // tensor bindings, after the parameter buffer
   uint32_t workgroup_size = 0;  // threads per workgroup (a specialization constant on Vulkan)
   int push_constant_words = 0;  // > 0: parameters as push constants, else a buffer at binding 0
+  uint32_t dynamic_shared_bytes = 0;  // CUDA: shared memory sized at launch (may exceed 48 KiB)
 };
 
 // One launch: tensor bindings in the kernel's order (views bind their whole buffer; offsets and

@@ -14,14 +14,16 @@ namespace ember::runtime::cuda {
 
 #define EMBER_CU_FUNCS(X)                                                                          \
   X(cuInit, cuInit)                                                                                \
-  X(cuDeviceGetCount, cuDeviceGetCount) X(cuDeviceGet, cuDeviceGet)                                \
-      X(cuDeviceGetName, cuDeviceGetName) X(cuDeviceGetAttribute, cuDeviceGetAttribute) X(         \
+  X(cuDeviceGetCount, cuDeviceGetCount)                                                            \
+  X(cuDeviceGet, cuDeviceGet) X(cuDeviceGetName, cuDeviceGetName)                                  \
+      X(cuDeviceGetAttribute, cuDeviceGetAttribute) X(                                             \
           cuDevicePrimaryCtxRetain, cuDevicePrimaryCtxRetain) X(cuCtxSetCurrent, cuCtxSetCurrent)  \
           X(cuMemAlloc, cuMemAlloc_v2) X(cuMemFree, cuMemFree_v2) X(cuMemcpyHtoD, cuMemcpyHtoD_v2) \
               X(cuMemcpyDtoH, cuMemcpyDtoH_v2) X(cuMemcpyHtoDAsync, cuMemcpyHtoDAsync_v2)          \
                   X(cuStreamCreate, cuStreamCreate) X(cuStreamSynchronize, cuStreamSynchronize)    \
                       X(cuModuleLoadData, cuModuleLoadData)                                        \
-                          X(cuModuleGetFunction, cuModuleGetFunction)                              \
+                          X(cuModuleGetFunction, cuModuleGetFunction) X(cuFuncSetAttribute,        \
+                                                                        cuFuncSetAttribute)        \
                               X(cuModuleUnload, cuModuleUnload) X(cuLaunchKernel, cuLaunchKernel)  \
                                   X(cuEventCreate, cuEventCreate) X(cuEventRecord, cuEventRecord)  \
                                       X(cuEventSynchronize, cuEventSynchronize)                    \
@@ -29,10 +31,11 @@ namespace ember::runtime::cuda {
                                               X(cuGetErrorString, cuGetErrorString)                \
                                                   X(cuDriverGetVersion, cuDriverGetVersion)
 
-#define EMBER_NVRTC_FUNCS(X)                                                                    \
-  X(nvrtcCreateProgram)                                                                         \
-  X(nvrtcCompileProgram) X(nvrtcDestroyProgram) X(nvrtcGetProgramLog) X(nvrtcGetProgramLogSize) \
-      X(nvrtcGetCUBIN) X(nvrtcGetCUBINSize) X(nvrtcGetPTX) X(nvrtcGetPTXSize) X(nvrtcVersion)
+#define EMBER_NVRTC_FUNCS(X)                                                              \
+  X(nvrtcCreateProgram)                                                                   \
+  X(nvrtcCompileProgram)                                                                  \
+  X(nvrtcDestroyProgram) X(nvrtcGetProgramLog) X(nvrtcGetProgramLogSize) X(nvrtcGetCUBIN) \
+      X(nvrtcGetCUBINSize) X(nvrtcGetPTX) X(nvrtcGetPTXSize) X(nvrtcVersion)
 
 struct Driver {
 #define EMBER_CU_DECLARE(name, symbol) decltype(&::symbol) name = nullptr;

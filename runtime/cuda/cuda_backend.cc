@@ -35,6 +35,7 @@ class CudaKernel final : public Kernel {
   CUfunction function = nullptr;
   int param_words = 1;
   uint32_t block = 256;
+  uint32_t shared = 0;  // dynamic shared memory bytes per launch
 };
 
 // Sizes are rounded to classes so freed blocks serve later requests of similar size: steady
@@ -125,6 +126,12 @@ class CudaBackend final : public Backend {
           "cuModuleGetFunction");
     k->param_words = std::max(1, bin.push_constant_words);
     k->block = bin.workgroup_size;
+    k->shared = bin.dynamic_shared_bytes;
+    if (k->shared > 48 * 1024) {  // more than the default needs the kernel's opt-in
+      check(d_->cuFuncSetAttribute(k->function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                   static_cast<int>(k->shared)),
+            ("cuFuncSetAttribute " + bin.name).c_str());
+    }
     return k;
   }
 
@@ -144,8 +151,8 @@ class CudaBackend final : public Backend {
       ptrs.push_back(static_cast<CudaBuffer*>(a.buffer.get())->ptr());
     std::vector<void*> args{params.data()};
     for (CUdeviceptr& p : ptrs) args.push_back(&p);
-    check(d_->cuLaunchKernel(k.function, l.groups[0], l.groups[1], l.groups[2], k.block, 1, 1, 0,
-                             stream_, args.data(), nullptr),
+    check(d_->cuLaunchKernel(k.function, l.groups[0], l.groups[1], l.groups[2], k.block, 1, 1,
+                             k.shared, stream_, args.data(), nullptr),
           "cuLaunchKernel");
   }
 

@@ -192,9 +192,10 @@ TEST(CudaCompile, EveryKernelPatternCompilesWithNvrtc) {
 }
 
 // Lowers every kernel of the graph with tensor-core matmuls requested; returns the kernels.
-std::vector<LoweredKernel> lower_with_mma(ir::Graph& g, const std::vector<ValueId>& outs) {
+std::vector<LoweredKernel> lower_with_mma(ir::Graph& g, const std::vector<ValueId>& outs,
+                                          int tile = 1) {
   Plan plan = make_plan(g, outs, true);
-  for (KernelPlan& kp : plan.kernels) kp.mma = kp.kind == KernelKind::Matmul;
+  for (KernelPlan& kp : plan.kernels) kp.mma = kp.kind == KernelKind::Matmul ? tile : 0;
   std::vector<runtime::Array> layouts;
   layouts.reserve(g.size());
   for (ValueId v = 0; v < g.size(); ++v)
@@ -241,6 +242,22 @@ TEST(CudaCompile, TensorCoreMatmulsCompileWithNvrtc) {
     }
   }
   EXPECT_EQ(compiled, 12);
+  // Every other tile shape, in one layout each (f32 through TF32 included).
+  for (int tile = 2; tile <= kMmaTileCount; ++tile) {
+    ir::Graph g;
+    Builder b(g);
+    DType t = tile % 2 ? DType::F32 : DType::BF16;
+    ValueId mm = b.matmul(b.permute(in(b, t, {64, 200}), {1, 0}), in(b, t, {64, 136}));
+    for (const LoweredKernel& lk : lower_with_mma(g, {mm}, tile)) {
+      SCOPED_TRACE(absl::StrCat("tile ", tile, " ", dtype_name(t)));
+      EXPECT_TRUE(lk.mma);
+      std::string source = render_cuda(lk.desc);
+      if (const char* dir = std::getenv("EMBER_SCRATCH_DUMP")) {
+        std::ofstream(absl::StrCat(dir, "/tile", tile, ".cu")) << source;
+      }
+      EXPECT_NO_THROW(runtime::cuda::nvrtc_compile(source, lk.desc.name, "sm_90a", false));
+    }
+  }
   ir::Graph g;
   Builder b(g);
   ValueId mm = b.matmul(in(b, DType::BF16, {16, 33}), in(b, DType::BF16, {33, 16}));

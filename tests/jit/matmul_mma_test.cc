@@ -4,6 +4,7 @@
 // epilogues; stats().mma_launches shows which template ran. Skipped where the test device has
 // no tensor cores (Vulkan, CI's lavapipe).
 #include "frontend/stream.h"
+#include "jit/lower.h"
 #include "jit/matmul_precision.h"
 #include "tests/jit/gpu_util.h"
 
@@ -64,6 +65,35 @@ TEST_P(MatmulMma, EveryOperandLayoutAndBroadcastBatch) {
 
 INSTANTIATE_TEST_SUITE_P(HalfTypes, MatmulMma, ::testing::Values(DType::F16, DType::BF16),
                          [](const auto& info) { return std::string(dtype_name(info.param)); });
+
+// Every tile shape (forced through EMBER_MMA_TILE) on every operand layout, bf16 and TF32.
+class MatmulMmaTiles : public ::testing::TestWithParam<int> {
+ protected:
+  void SetUp() override { setenv("EMBER_MMA_TILE", std::to_string(GetParam()).c_str(), 1); }
+  void TearDown() override { unsetenv("EMBER_MMA_TILE"); }
+};
+
+TEST_P(MatmulMmaTiles, EveryLayoutInBf16AndTf32) {
+  EMBER_REQUIRE_TENSOR_CORES();
+  MatmulPrecision saved = matmul_precision();
+  set_matmul_precision(MatmulPrecision::High);
+  for (DType t : {DType::BF16, DType::F32}) {
+    SCOPED_TRACE(dtype_name(t));
+    int64_t n = mma_launches_of(
+        [t](const Device& dev) -> std::vector<RawTensor> {
+          auto a = Tensor<2>::from_data(testing::host_uniform({300, 136}, 91).convert(t), dev);
+          auto b = Tensor<2>::from_data(testing::host_uniform({136, 264}, 92).convert(t), dev);
+          return {a.matmul(b).raw(), a.swap_dims(0, 1).matmul(a).raw(),
+                  b.matmul(b.swap_dims(0, 1)).raw()};
+        },
+        3e-2, 3e-1);
+    EXPECT_EQ(n, 3);
+  }
+  set_matmul_precision(saved);
+}
+
+INSTANTIATE_TEST_SUITE_P(Tiles, MatmulMmaTiles, ::testing::Range(1, jit::kMmaTileCount + 1),
+                         [](const auto& info) { return "T" + std::to_string(info.param); });
 
 TEST(MatmulMmaFallback, UnalignedRowsRunTheSimtTemplate) {
   EMBER_REQUIRE_TENSOR_CORES();
