@@ -279,6 +279,22 @@ bool reads_transposed(const ir::Graph& g, const Plan& plan, ValueId v) {
   return d != g.type(v).shape.rank() - 1;
 }
 
+// The epilogue at output (batch dims, m, n): the matmul's value there is `value` (an
+// accumulator); every output of the kernel is stored when (m, n) lies inside M x N.
+void store_matmul_outputs(Emitter& e, const KernelPlan& kp, int value,
+                          const std::vector<int>& bdims, int m, int n, int pM, int pN) {
+  e.provide(kp.anchor, value);
+  e.begin_if(e.bin(BinaryFn::LogicalAnd, e.bin(BinaryFn::Lt, m, pM), e.bin(BinaryFn::Lt, n, pN)));
+  const int r = kp.shape.rank();
+  Index oidx{kp.shape, std::vector<int>(r, -1), -1};
+  for (int d = 0; d < r - 2; ++d) oidx.dims[d] = bdims[d];
+  oidx.dims[r - 2] = m;
+  oidx.dims[r - 1] = n;
+  int lin = e.linear(oidx);
+  for (ValueId o : kp.outputs) e.store(o, lin, e.value(o, oidx));
+  e.end();
+}
+
 // Register-blocked tiled matmul: 16 x 16 threads, each computing R x R outputs (rows ty + 16i,
 // columns tx + 16j of a 16R x 16R block tile, so shared-memory reads broadcast or are
 // consecutive and output stores coalesce), over K in steps of 16 staged through shared memory.
@@ -397,16 +413,8 @@ void lower_matmul(const ir::Graph& g, const Plan& plan, Emitter& e, const Kernel
   for (int i = 0; i < R; ++i) {
     for (int j = 0; j < R; ++j) {
       int m = add(m0, owned(ty, i)), n = add(n0, owned(tx, j));
-      e.provide(mm, e.cast(e.var(acc[i * R + j], acc_t), compute_type(g.type(mm).dtype)));
-      e.begin_if(
-          e.bin(BinaryFn::LogicalAnd, e.bin(BinaryFn::Lt, m, pM), e.bin(BinaryFn::Lt, n, pN)));
-      Index oidx{os, std::vector<int>(r, -1), -1};
-      for (int d = 0; d < r - 2; ++d) oidx.dims[d] = bdims[d];
-      oidx.dims[r - 2] = m;
-      oidx.dims[r - 1] = n;
-      int lin = e.linear(oidx);
-      for (ValueId o : kp.outputs) e.store(o, lin, e.value(o, oidx));
-      e.end();
+      int value = e.cast(e.var(acc[i * R + j], acc_t), compute_type(g.type(mm).dtype));
+      store_matmul_outputs(e, kp, value, bdims, m, n, pM, pN);
     }
   }
   e.end();
@@ -598,16 +606,7 @@ bool lower_matmul_mma(const ir::Graph& g, const Plan& plan, const Emitter::Layou
         int m = add(wm, add(g_row, u(mi * 16 + (c / 2) * 8)));
         int n = add(wn, add(t_col, u(ni * 8 + c % 2)));
         int accv = e.expr({XOp::ArrayLoad, CType::Float, decl.var, 0, {u(i)}});
-        e.provide(mm, e.cast(accv, out_t));
-        e.begin_if(
-            e.bin(BinaryFn::LogicalAnd, e.bin(BinaryFn::Lt, m, pM), e.bin(BinaryFn::Lt, n, pN)));
-        Index oidx{os, std::vector<int>(r, -1), -1};
-        for (int d = 0; d < r - 2; ++d) oidx.dims[d] = bdims[d];
-        oidx.dims[r - 2] = m;
-        oidx.dims[r - 1] = n;
-        int lin = e.linear(oidx);
-        for (ValueId o : kp.outputs) e.store(o, lin, e.value(o, oidx));
-        e.end();
+        store_matmul_outputs(e, kp, e.cast(accv, out_t), bdims, m, n, pM, pN);
       }
     }
   }

@@ -3,8 +3,6 @@
 #include <ember/ember.h>
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <fstream>
 #include <functional>
 
 #include "absl/strings/str_cat.h"
@@ -227,9 +225,6 @@ TEST(CudaCompile, TensorCoreMatmulsCompileWithNvrtc) {
           EXPECT_NE(lk.desc.name.find("_mma"), std::string::npos) << lk.desc.name;
           EXPECT_TRUE(lk.mma);
           std::string source = render_cuda(lk.desc);
-          if (const char* dir = std::getenv("EMBER_SCRATCH_DUMP")) {
-            std::ofstream(absl::StrCat(dir, "/", lk.desc.name, "_", compiled, ".cu")) << source;
-          }
           try {
             EXPECT_GT(runtime::cuda::nvrtc_compile(source, lk.desc.name, "sm_90a", false).size(),
                       100u);
@@ -252,9 +247,6 @@ TEST(CudaCompile, TensorCoreMatmulsCompileWithNvrtc) {
       SCOPED_TRACE(absl::StrCat("tile ", tile, " ", dtype_name(t)));
       EXPECT_TRUE(lk.mma);
       std::string source = render_cuda(lk.desc);
-      if (const char* dir = std::getenv("EMBER_SCRATCH_DUMP")) {
-        std::ofstream(absl::StrCat(dir, "/tile", tile, ".cu")) << source;
-      }
       EXPECT_NO_THROW(runtime::cuda::nvrtc_compile(source, lk.desc.name, "sm_90a", false));
     }
   }
