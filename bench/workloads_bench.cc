@@ -63,6 +63,10 @@ void run_timed(benchmark::State& state, bool fused, const std::function<void()>&
     state.counters["mma_kernels"] =
         static_cast<double>(s.mma_launches) / std::max<int64_t>(1, iterations);
   }
+  if (s.graph_launches > 0) {
+    state.counters["graphs"] =
+        static_cast<double>(s.graph_launches) / std::max<int64_t>(1, iterations);
+  }
   if (bytes > 0) {
     state.counters["GB"] =
         benchmark::Counter(bytes / 1e9, benchmark::Counter::kIsIterationInvariantRate);

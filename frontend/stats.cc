@@ -18,6 +18,7 @@ Stats stats(const Device& device) {
   s.cache_hits = c.cache_hits.load();
   s.lowerings_reused = c.lowerings_reused.load();
   s.mma_launches = c.mma_launches.load();
+  s.graph_launches = c.graph_launches.load();
   runtime::MemoryStats m = detail::backend_for(device).memory_stats();
   s.bytes_in_use = m.bytes_in_use;
   s.peak_bytes = m.peak_bytes;
@@ -32,8 +33,9 @@ double take_device_time_ms(const Device& device) {
 
 void reset_stats(const Device& device) {
   auto& c = jit::counters();
-  for (auto* counter : {&c.ops_recorded, &c.flushes, &c.kernels_launched, &c.ops_fused, &c.compiles,
-                        &c.compile_us, &c.cache_hits, &c.lowerings_reused, &c.mma_launches}) {
+  for (auto* counter :
+       {&c.ops_recorded, &c.flushes, &c.kernels_launched, &c.ops_fused, &c.compiles, &c.compile_us,
+        &c.cache_hits, &c.lowerings_reused, &c.mma_launches, &c.graph_launches}) {
     counter->store(0);
   }
   detail::backend_for(device).reset_peak_memory();
@@ -42,10 +44,10 @@ void reset_stats(const Device& device) {
 std::string Stats::to_string() const {
   return absl::StrFormat(
       "ops recorded %d, flushes %d, kernels launched %d, ops fused %d, compiles %d (%.1f ms), "
-      "cache hits %d, lowerings reused %d, tensor-core launches %d, memory in use %d B, peak %d B, "
-      "allocations %d",
+      "cache hits %d, lowerings reused %d, tensor-core launches %d, graph launches %d, memory in "
+      "use %d B, peak %d B, allocations %d",
       ops_recorded, flushes, kernels_launched, ops_fused, compiles, compile_ms, cache_hits,
-      lowerings_reused, mma_launches, bytes_in_use, peak_bytes, allocations);
+      lowerings_reused, mma_launches, graph_launches, bytes_in_use, peak_bytes, allocations);
 }
 
 }  // namespace ember

@@ -191,7 +191,7 @@ std::shared_ptr<runtime::Kernel> get_kernel(const KernelDesc& desc, runtime::Bac
   bin.dynamic_shared_bytes = desc.dynamic_shared_bytes;
   if (cuda) {
     bin.cubin = std::move(binary);
-    bin.entry = kCudaEntry;
+    bin.entry = cuda_entry(desc);
     bin.source = source;
     bin.push_constant_words = std::max(1, desc.num_params);
   } else {

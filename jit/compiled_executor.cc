@@ -381,6 +381,15 @@ std::vector<Outcome> execute_planned(const ir::Graph& g, const std::vector<ir::V
   std::vector<Launched> launched;
   std::vector<int> last_read(g.size(), -1);
   std::map<std::string, int> tuned_now;  // keys tuned during this flush, with their winners
+  // A cached plan's launches go to the backend as one sequence (a CUDA graph replay), unless
+  // this flush tunes a kernel (tuning runs its candidates on the inputs earlier launches
+  // compute) or launches are logged one by one.
+  std::vector<runtime::SequencedLaunch> pending;
+  bool sequence = hit && !log_kernels();
+  auto launch_pending = [&] {
+    for (const runtime::SequencedLaunch& s : pending) backend.launch(*s.kernel, s.launch);
+    pending.clear();
+  };
   for (LoweredKernel& lk :
        lowered_kernels(g, plan, *cached, layout_fingerprint(g, inputs), layout)) {
     launched.push_back({std::move(lk), {}});
@@ -418,7 +427,11 @@ std::vector<Outcome> execute_planned(const ir::Graph& g, const std::vector<ir::V
     if (tune_key && !tune_key->empty() && !lk.desc.uses_errors && !fell_back) {
       // Matmuls of one key in one flush are tuned once.
       auto [winner, fresh] = tuned_now.try_emplace(*tune_key, 0);
-      if (fresh) winner->second = tune_matmul_kernel(g, plan, k, layout, arrays, backend);
+      if (fresh) {
+        launch_pending();
+        sequence = false;
+        winner->second = tune_matmul_kernel(g, plan, k, layout, arrays, backend);
+      }
       const bool mma = plan.kernels[k].mma > 0;
       int variant = winner->second;
       if (variant != (mma ? plan.kernels[k].mma : plan.kernels[k].block)) {
@@ -447,13 +460,19 @@ std::vector<Outcome> execute_planned(const ir::Graph& g, const std::vector<ir::V
     }
     l.groups[0] = groups_for(lk, backend.max_workgroups());
     if (lk.work_items > 0) {
-      backend.launch(kernel, l);
+      if (sequence) {
+        pending.push_back({&kernel, std::move(l)});
+      } else {
+        backend.launch(kernel, l);
+      }
       counters().kernels_launched.fetch_add(1, std::memory_order_relaxed);
       if (lk.mma) counters().mma_launches.fetch_add(1, std::memory_order_relaxed);
       if (log_kernels()) log_launch(g, lk, l, backend);
     }
     counters().ops_fused.fetch_add(std::max(0, lk.fused_nodes - 1), std::memory_order_relaxed);
   }
+  if (!pending.empty() && backend.launch_sequence(key, pending))
+    counters().graph_launches.fetch_add(1, std::memory_order_relaxed);
   // Kernel-side checks must be read back now. Otherwise an ordered-stream backend (CUDA) keeps
   // running asynchronously and synchronises only when data is read; Vulkan submits here.
   bool checks = std::any_of(launched.begin(), launched.end(),

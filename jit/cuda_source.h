@@ -6,8 +6,9 @@
 
 namespace ember::jit {
 
-// The kernel's entry point name in the rendered source.
-inline constexpr const char* kCudaEntry = "ember_kernel";
+// The kernel's entry point in the rendered source: "ember_" and its readable name, so that
+// profilers (ncu -k regex:row_) tell kernels apart.
+std::string cuda_entry(const KernelDesc& k);
 
 std::string render_cuda(const KernelDesc& k);
 

@@ -49,4 +49,9 @@ void Backend::launch(const Kernel&, const Launch&) {
   throw Error(name() + ": compiled kernels are not supported by this backend");
 }
 
+bool Backend::launch_sequence(uint64_t, std::span<const SequencedLaunch> launches) {
+  for (const SequencedLaunch& s : launches) launch(*s.kernel, s.launch);
+  return false;
+}
+
 }  // namespace ember::runtime

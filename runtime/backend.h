@@ -73,6 +73,12 @@ struct Launch {
   uint32_t groups[3] = {1, 1, 1};
 };
 
+// One launch of a sequence handed over as a whole (Backend::launch_sequence).
+struct SequencedLaunch {
+  const Kernel* kernel = nullptr;
+  Launch launch;
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -98,6 +104,12 @@ class Backend {
   virtual std::shared_ptr<Kernel> load_kernel(const KernelBinary& binary);
   // Enqueues a launch; it runs before any later launch that reads what it writes.
   virtual void launch(const Kernel& kernel, const Launch& launch);
+  // Enqueues launches that run in order, as one unit. `key` names the sequence's structure: a
+  // later sequence with the same key is the same work with maybe other buffers, scalars or
+  // grids, so a backend may keep it and replay it whole (CUDA: an instantiated graph whose
+  // changed nodes are patched). Returns whether it was submitted as one replay; the default
+  // launches each in turn.
+  virtual bool launch_sequence(uint64_t key, std::span<const SequencedLaunch> launches);
   virtual MemoryStats memory_stats() const = 0;
   virtual void reset_peak_memory() = 0;
   // Device time (from device timestamps) of the work submitted since the last call, in

@@ -34,6 +34,12 @@ const Driver* driver(std::string* why) {
   }
     EMBER_CU_FUNCS(EMBER_CU_LOAD)
 #undef EMBER_CU_LOAD
+    d->has_graphs = true;
+#define EMBER_CU_LOAD_OPTIONAL(name, symbol)                          \
+  d->name = reinterpret_cast<decltype(d->name)>(dlsym(lib, #symbol)); \
+  d->has_graphs = d->has_graphs && d->name != nullptr;
+    EMBER_CU_GRAPH_FUNCS(EMBER_CU_LOAD_OPTIONAL)
+#undef EMBER_CU_LOAD_OPTIONAL
     CUresult r = d->cuInit(0);
     if (r != CUDA_SUCCESS) {
       error = absl::StrCat("cuInit failed (CUresult ", r, ")");

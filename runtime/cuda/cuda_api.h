@@ -15,9 +15,9 @@ namespace ember::runtime::cuda {
 #define EMBER_CU_FUNCS(X)                                                                          \
   X(cuInit, cuInit)                                                                                \
   X(cuDeviceGetCount, cuDeviceGetCount)                                                            \
-  X(cuDeviceGet, cuDeviceGet) X(cuDeviceGetName, cuDeviceGetName)                                  \
-      X(cuDeviceGetAttribute, cuDeviceGetAttribute) X(                                             \
-          cuDevicePrimaryCtxRetain, cuDevicePrimaryCtxRetain) X(cuCtxSetCurrent, cuCtxSetCurrent)  \
+  X(cuDeviceGet, cuDeviceGet)                                                                      \
+  X(cuDeviceGetName, cuDeviceGetName) X(cuDeviceGetAttribute, cuDeviceGetAttribute)                \
+      X(cuDevicePrimaryCtxRetain, cuDevicePrimaryCtxRetain) X(cuCtxSetCurrent, cuCtxSetCurrent)    \
           X(cuMemAlloc, cuMemAlloc_v2) X(cuMemFree, cuMemFree_v2) X(cuMemcpyHtoD, cuMemcpyHtoD_v2) \
               X(cuMemcpyDtoH, cuMemcpyDtoH_v2) X(cuMemcpyHtoDAsync, cuMemcpyHtoDAsync_v2)          \
                   X(cuStreamCreate, cuStreamCreate) X(cuStreamSynchronize, cuStreamSynchronize)    \
@@ -31,16 +31,29 @@ namespace ember::runtime::cuda {
                                               X(cuGetErrorString, cuGetErrorString)                \
                                                   X(cuDriverGetVersion, cuDriverGetVersion)
 
-#define EMBER_NVRTC_FUNCS(X)                                                              \
-  X(nvrtcCreateProgram)                                                                   \
-  X(nvrtcCompileProgram)                                                                  \
-  X(nvrtcDestroyProgram) X(nvrtcGetProgramLog) X(nvrtcGetProgramLogSize) X(nvrtcGetCUBIN) \
-      X(nvrtcGetCUBINSize) X(nvrtcGetPTX) X(nvrtcGetPTXSize) X(nvrtcVersion)
+// CUDA graphs (CUDA 12 names); optional: without them sequences launch kernel by kernel.
+#define EMBER_CU_GRAPH_FUNCS(X)                                        \
+  X(cuGraphCreate, cuGraphCreate)                                      \
+  X(cuGraphDestroy, cuGraphDestroy)                                    \
+  X(cuGraphAddKernelNode, cuGraphAddKernelNode_v2)                     \
+  X(cuGraphInstantiate, cuGraphInstantiateWithFlags)                   \
+  X(cuGraphExecKernelNodeSetParams, cuGraphExecKernelNodeSetParams_v2) \
+  X(cuGraphExecDestroy, cuGraphExecDestroy)                            \
+  X(cuGraphLaunch, cuGraphLaunch)
+
+#define EMBER_NVRTC_FUNCS(X)                                                            \
+  X(nvrtcCreateProgram)                                                                 \
+  X(nvrtcCompileProgram)                                                                \
+  X(nvrtcDestroyProgram)                                                                \
+  X(nvrtcGetProgramLog) X(nvrtcGetProgramLogSize) X(nvrtcGetCUBIN) X(nvrtcGetCUBINSize) \
+      X(nvrtcGetPTX) X(nvrtcGetPTXSize) X(nvrtcVersion)
 
 struct Driver {
 #define EMBER_CU_DECLARE(name, symbol) decltype(&::symbol) name = nullptr;
   EMBER_CU_FUNCS(EMBER_CU_DECLARE)
+  EMBER_CU_GRAPH_FUNCS(EMBER_CU_DECLARE)
 #undef EMBER_CU_DECLARE
+  bool has_graphs = false;  // every EMBER_CU_GRAPH_FUNCS symbol resolved
 };
 
 struct Nvrtc {

@@ -1,6 +1,8 @@
 // The CUDA backend: a caching allocator, one stream, NVRTC-compiled modules, event timing.
 #include "runtime/cuda/cuda_backend.h"
 
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -8,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "ir/error.h"
 #include "runtime/cuda/cuda_api.h"
+#include "runtime/cuda/cuda_graphs.h"
 
 namespace ember::runtime {
 namespace cuda {
@@ -40,6 +43,13 @@ class CudaKernel final : public Kernel {
 
 // Sizes are rounded to classes so freed blocks serve later requests of similar size: steady
 // state training steps then allocate nothing from the driver.
+const Driver* require_driver() {
+  std::string why;
+  const Driver* d = driver(&why);
+  if (d == nullptr) throw Error("cuda: unavailable: " + why);
+  return d;
+}
+
 size_t size_class(size_t bytes) {
   if (bytes <= 512) return 512;
   if (bytes <= (1u << 20)) return (bytes + 4095) / 4096 * 4096;
@@ -48,10 +58,7 @@ size_t size_class(size_t bytes) {
 
 class CudaBackend final : public Backend {
  public:
-  explicit CudaBackend(int index) : index_(index) {
-    std::string why;
-    d_ = driver(&why);
-    if (d_ == nullptr) throw Error("cuda: unavailable: " + why);
+  explicit CudaBackend(int index) : index_(index), d_(require_driver()) {
     int count = 0;
     check(d_->cuDeviceGetCount(&count), "cuDeviceGetCount");
     if (index < 0 || index >= count) {
@@ -136,24 +143,33 @@ class CudaBackend final : public Backend {
   }
 
   void launch(const Kernel& kernel, const Launch& l) override {
-    const auto& k = static_cast<const CudaKernel&>(kernel);
+    KernelCall call = call_of(static_cast<const CudaKernel&>(kernel), l);
     bind();
     std::lock_guard lock(mutex_);
-    if (!timing_) {
-      d_->cuEventRecord(start_, stream_);
-      timing_ = true;
+    start_timing();
+    launch_call(*d_, call, stream_);
+  }
+
+  // Sequences of two or more launches replay as CUDA graphs (EMBER_CUDA_GRAPHS=0: never).
+  bool launch_sequence(uint64_t key, std::span<const SequencedLaunch> launches) override {
+    if (launches.size() < 2 || !graphs_wanted()) return Backend::launch_sequence(key, launches);
+    std::vector<KernelCall> calls;
+    calls.reserve(launches.size());
+    for (const SequencedLaunch& s : launches)
+      calls.push_back(call_of(static_cast<const CudaKernel&>(*s.kernel), s.launch));
+    bind();
+    std::lock_guard lock(mutex_);
+    start_timing();
+    try {
+      graphs_.launch(key, calls, stream_);
+      return true;
+    } catch (const Error& e) {
+      // A driver that cannot build or launch graphs still runs the kernels one by one.
+      std::fprintf(stderr, "ember: cuda: graphs disabled: %s\n", e.what());
+      graphs_failed_ = true;
     }
-    std::vector<uint32_t> params(static_cast<size_t>(k.param_words), 0);
-    std::copy(l.params.begin(), l.params.end(), params.begin());
-    std::vector<CUdeviceptr> ptrs;
-    ptrs.reserve(l.buffers.size());
-    for (const Array& a : l.buffers)
-      ptrs.push_back(static_cast<CudaBuffer*>(a.buffer.get())->ptr());
-    std::vector<void*> args{params.data()};
-    for (CUdeviceptr& p : ptrs) args.push_back(&p);
-    check(d_->cuLaunchKernel(k.function, l.groups[0], l.groups[1], l.groups[2], k.block, 1, 1,
-                             k.shared, stream_, args.data(), nullptr),
-          "cuLaunchKernel");
+    for (const KernelCall& c : calls) launch_call(*d_, c, stream_);
+    return false;
   }
 
   void sync() override {
@@ -205,6 +221,35 @@ class CudaBackend final : public Backend {
 
   CUdeviceptr ptr(const Array& a) { return static_cast<CudaBuffer*>(a.buffer.get())->ptr(); }
 
+  KernelCall call_of(const CudaKernel& k, const Launch& l) {
+    KernelCall c;
+    c.function = k.function;
+    std::copy(std::begin(l.groups), std::end(l.groups), c.grid);
+    c.block = k.block;
+    c.shared = k.shared;
+    c.params.assign(static_cast<size_t>(k.param_words), 0);
+    std::copy(l.params.begin(), l.params.end(), c.params.begin());
+    c.buffers.reserve(l.buffers.size());
+    for (const Array& a : l.buffers) c.buffers.push_back(ptr(a));
+    return c;
+  }
+
+  // Device time runs from the first launch after a sync to the next sync.
+  void start_timing() {
+    if (!timing_) {
+      d_->cuEventRecord(start_, stream_);
+      timing_ = true;
+    }
+  }
+
+  bool graphs_wanted() const {
+    static const bool off = [] {
+      const char* env = std::getenv("EMBER_CUDA_GRAPHS");
+      return env != nullptr && std::string(env) == "0";
+    }();
+    return d_->has_graphs && !off && !graphs_failed_;
+  }
+
   std::shared_ptr<CudaBuffer> alloc(size_t bytes) {
     size_t capacity = size_class(bytes);
     CUdeviceptr p = 0;
@@ -247,12 +292,14 @@ class CudaBackend final : public Backend {
   }
 
   int index_;
-  const Driver* d_ = nullptr;
+  const Driver* d_;
   CUdevice device_ = 0;
   CUcontext context_ = nullptr;
   CUstream stream_ = nullptr;
   CUevent start_ = nullptr, stop_ = nullptr;
   bool timing_ = false;
+  GraphCache graphs_{d_};  // guarded by mutex_
+  bool graphs_failed_ = false;
   double device_ns_ = 0;
   std::string name_, arch_;
   std::mutex mutex_;

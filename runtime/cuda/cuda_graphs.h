@@ -1,0 +1,70 @@
+#pragma once
+// Replays launch sequences as CUDA graphs. A cached plan launches the same kernels each time it
+// runs, with maybe other buffers (the caching allocator hands out a few recurring addresses),
+// scalars or grids: its first replay instantiates a graph, later ones launch it again (exact
+// match) or patch only the nodes whose arguments changed. A few graphs are kept per key, so
+// steps alternating between buffer sets (double-buffered parameters) replay without patching.
+#include <cuda.h>
+
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "runtime/cuda/cuda_api.h"
+
+namespace ember::runtime::cuda {
+
+// One kernel launch with its argument values.
+struct KernelCall {
+  CUfunction function = nullptr;
+  uint32_t grid[3] = {1, 1, 1};
+  uint32_t block = 1;
+  uint32_t shared = 0;               // dynamic shared memory bytes
+  std::vector<uint32_t> params;      // the kernel's Params struct, word by word
+  std::vector<CUdeviceptr> buffers;  // then one pointer argument per binding
+
+  bool operator==(const KernelCall&) const = default;
+};
+
+// cuLaunchKernel of one call on `stream`.
+void launch_call(const Driver& d, const KernelCall& call, CUstream stream);
+
+struct GraphStats {
+  int64_t built = 0;    // graphs instantiated
+  int64_t patched = 0;  // kernel nodes whose arguments were rewritten before a replay
+};
+
+class GraphCache {
+ public:
+  explicit GraphCache(const Driver* d) : d_(d) {}
+  ~GraphCache();
+  GraphCache(const GraphCache&) = delete;
+  GraphCache& operator=(const GraphCache&) = delete;
+
+  // Submits `calls` to `stream` as one graph launch. Throws ember::Error when the driver
+  // refuses to build or launch the graph.
+  void launch(uint64_t key, const std::vector<KernelCall>& calls, CUstream stream);
+  const GraphStats& stats() const { return stats_; }
+
+ private:
+  struct Entry {
+    CUgraph graph = nullptr;
+    CUgraphExec exec = nullptr;
+    std::vector<CUgraphNode> nodes;
+    std::vector<KernelCall> calls;  // what each node launches now
+    uint64_t last_use = 0;
+  };
+  Entry& entry_for(uint64_t key, const std::vector<KernelCall>& calls);
+  Entry build(const std::vector<KernelCall>& calls);
+  void patch(Entry& e, const std::vector<KernelCall>& calls);
+  void destroy(Entry& e);
+  void clear();
+
+  const Driver* d_;
+  std::unordered_map<uint64_t, std::vector<Entry>> entries_;
+  size_t count_ = 0;  // entries over all keys
+  uint64_t clock_ = 0;
+  GraphStats stats_;
+};
+
+}  // namespace ember::runtime::cuda
