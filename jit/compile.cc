@@ -152,7 +152,9 @@ std::shared_ptr<runtime::Kernel> get_kernel(const KernelDesc& desc, runtime::Bac
   std::string compiler = cuda ? absl::StrCat("nvrtc-", runtime::cuda::nvrtc_version(), "-",
                                              backend.target(), "-approx-div-sqrt")
                               : compiler_id();
-  std::string key_text = absl::StrCat(source, "\n//", compiler, "/", backend.name());
+  // The workgroup size is a specialization constant in GLSL, not part of the source.
+  std::string key_text =
+      absl::StrCat(source, "\n//", compiler, "/", backend.name(), "/wg", desc.workgroup_size);
   uint64_t h = XXH3_64bits(key_text.data(), key_text.size());
   auto& mc = memory_cache();
   {

@@ -21,6 +21,7 @@
 #include "jit/lower.h"
 #include "jit/matmul_tuning.h"
 #include "jit/plan.h"
+#include "jit/row_tuning.h"
 #include "jit/split_reductions.h"
 #include "jit/stats.h"
 #include "runtime/host_convert.h"
@@ -96,7 +97,7 @@ void log_launch(const ir::Graph& g, const LoweredKernel& lk, const runtime::Laun
 // contiguity, empty values, and the vector path's divisibility and size thresholds.
 uint64_t plan_key(const ir::Graph& g, const std::vector<ir::ValueId>& outputs,
                   std::span<const runtime::Array> inputs, bool fusion,
-                  const std::vector<MatmulChoice>& matmuls) {
+                  const std::vector<MatmulChoice>& matmuls, const std::vector<RowChoice>& rows) {
   uint64_t h = ir::structural_hash(g, outputs) ^ (fusion ? 0x9e3779b97f4a7c15ull : 0);
   auto mix = [&h](uint64_t v) { h = (h ^ v) * 0x100000001b3ull; };
   for (const runtime::Array& a : inputs) mix(a.is_contiguous());
@@ -106,7 +107,8 @@ uint64_t plan_key(const ir::Graph& g, const std::vector<ir::ValueId>& outputs,
     mix((numel == 0) | (numel % 4 == 0) << 1 | (numel >= 1024) << 2);
     if (n.op == ir::OpKind::Reduce) {
       const Shape& in = g.type(n.inputs[0]).shape;
-      mix(row_fits_registers(in[n.get<ir::ReduceAttrs>().axis]));
+      int wg = rows[v].workgroup;
+      mix(static_cast<uint64_t>(wg) << 8 | row_cache_steps(in[n.get<ir::ReduceAttrs>().axis], wg));
     }
     if (n.op == ir::OpKind::Matmul) mix(matmuls[v].block | matmuls[v].mma << 8);
     if (n.op == ir::OpKind::Pad) {  // unpadded dims skip the bounds test
@@ -192,13 +194,28 @@ bool close_enough(const std::vector<float>& got, const std::vector<float>& want,
   return true;
 }
 
-// Times matmul kernel k of the plan with each variant of its template (SIMT blocks or
-// tensor-core tiles) on this flush's buffers (its inputs are computed: earlier kernels were
-// launched) and returns the winner. A candidate whose result differs from the heuristic
-// variant's is discarded.
-int tune_matmul_kernel(const ir::Graph& g, const Plan& plan, int k, const Emitter::LayoutFn& layout,
-                       const std::vector<std::optional<runtime::Array>>& arrays,
-                       runtime::Backend& backend) {
+// The tunable variant of a planned kernel: a matmul's SIMT block or tensor-core tile, a row
+// kernel's workgroup size.
+int& tuned_variant(KernelPlan& kp) {
+  if (kp.kind == KernelKind::Row) return kp.workgroup;
+  return kp.mma > 0 ? kp.mma : kp.block;
+}
+
+// The tuning key of kernel k (empty: nothing to tune): its matmul's or first reduction's.
+const std::string& tune_key_of(const KernelPlan& kp, const std::vector<MatmulChoice>& matmuls,
+                               const std::vector<RowChoice>& rows) {
+  static const std::string none;
+  if (kp.kind == KernelKind::Matmul) return matmuls[kp.anchor].tune_key;
+  if (kp.kind == KernelKind::Row && !kp.reductions.empty()) return rows[kp.reductions[0]].tune_key;
+  return none;
+}
+
+// Times kernel k of the plan (a matmul or a row kernel) with each variant of its template on
+// this flush's buffers (its inputs are computed: earlier kernels were launched) and returns the
+// winner. A candidate whose result differs from the heuristic variant's is discarded.
+int tune_kernel(const ir::Graph& g, const Plan& plan, int k, const Emitter::LayoutFn& layout,
+                const std::vector<std::optional<runtime::Array>>& arrays,
+                runtime::Backend& backend) {
   ir::ValueId out = plan.kernels[k].outputs[0];
   std::vector<float> reference;
   std::set<int> checked;
@@ -208,7 +225,7 @@ int tune_matmul_kernel(const ir::Graph& g, const Plan& plan, int k, const Emitte
   float tolerance = out_type == DType::F16 || out_type == DType::BF16 ? 1e-2f : 1e-3f;
   auto time_variant = [&](int variant) -> double {
     Plan trial = plan;
-    (mma ? trial.kernels[k].mma : trial.kernels[k].block) = variant;
+    tuned_variant(trial.kernels[k]) = variant;
     LoweredKernel lk = lower_kernel(g, trial, k, layout);
     std::shared_ptr<runtime::Kernel> kernel = get_kernel(lk.desc, backend);
     runtime::Launch l;
@@ -232,7 +249,10 @@ int tune_matmul_kernel(const ir::Graph& g, const Plan& plan, int k, const Emitte
     return ms;
   };
   // The heuristic's result is the check's reference.
-  time_variant(mma ? plan.kernels[k].mma : plan.kernels[k].block);
+  Plan heuristic = plan;
+  time_variant(tuned_variant(heuristic.kernels[k]));
+  if (plan.kernels[k].kind == KernelKind::Row)
+    return tune_row(g, plan.kernels[k].reductions[0], backend, time_variant);
   return tune_matmul(g, plan.kernels[k].anchor, backend, mma, time_variant);
 }
 
@@ -331,7 +351,8 @@ std::vector<Outcome> execute_planned(const ir::Graph& g, const std::vector<ir::V
                                      runtime::Backend& backend) {
   bool fusion = fusion_enabled();
   std::vector<MatmulChoice> matmuls = choose_matmul_blocks(g, backend);
-  uint64_t key = plan_key(g, outputs, inputs, fusion, matmuls);
+  std::vector<RowChoice> rows = choose_row_workgroups(g, backend);
+  uint64_t key = plan_key(g, outputs, inputs, fusion, matmuls, rows);
   PlanCache& cache = plan_cache(&backend);
   std::shared_ptr<CachedPlan> cached;
   {
@@ -353,6 +374,8 @@ std::vector<Outcome> execute_planned(const ir::Graph& g, const std::vector<ir::V
         kp.block = matmuls[kp.anchor].block;
         kp.mma = matmuls[kp.anchor].mma;
       }
+      if (kp.kind == KernelKind::Row && !kp.reductions.empty())
+        kp.workgroup = rows[kp.reductions[0]].workgroup;
     }
     plan = cached->plan;
   }
@@ -414,34 +437,32 @@ std::vector<Outcome> execute_planned(const ir::Graph& g, const std::vector<ir::V
         arrays[o] = backend.allocate(g.type(o));
       }
     }
-    // A matmul whose key is not tuned yet (plan hits included: sizes may differ) is tuned now;
-    // a different winner changes this launch's kernel, and later flushes plan with it.
+    // A matmul or row kernel whose key is not tuned yet (plan hits included: sizes may differ)
+    // is tuned now; a different winner changes this launch's kernel, and later flushes plan
+    // with it.
     std::shared_ptr<runtime::Kernel> tuned;
-    const std::string* tune_key = plan.kernels[k].kind == KernelKind::Matmul
-                                      ? &matmuls[plan.kernels[k].anchor].tune_key
-                                      : nullptr;
+    const std::string& tune_key = tune_key_of(plan.kernels[k], matmuls, rows);
     // (A tensor-core request whose operands did not suit it ran the SIMT template: nothing
     // to tune.)
     bool fell_back =
         plan.kernels[k].kind == KernelKind::Matmul && plan.kernels[k].mma > 0 && !lk.mma;
-    if (tune_key && !tune_key->empty() && !lk.desc.uses_errors && !fell_back) {
-      // Matmuls of one key in one flush are tuned once.
-      auto [winner, fresh] = tuned_now.try_emplace(*tune_key, 0);
+    if (!tune_key.empty() && !lk.desc.uses_errors && !fell_back) {
+      // Kernels of one key in one flush are tuned once.
+      auto [winner, fresh] = tuned_now.try_emplace(tune_key, 0);
       if (fresh) {
         launch_pending();
         sequence = false;
-        winner->second = tune_matmul_kernel(g, plan, k, layout, arrays, backend);
+        winner->second = tune_kernel(g, plan, k, layout, arrays, backend);
       }
-      const bool mma = plan.kernels[k].mma > 0;
       int variant = winner->second;
-      if (variant != (mma ? plan.kernels[k].mma : plan.kernels[k].block)) {
-        (mma ? plan.kernels[k].mma : plan.kernels[k].block) = variant;
+      if (variant != tuned_variant(plan.kernels[k])) {
+        tuned_variant(plan.kernels[k]) = variant;
         lk = lower_kernel(g, plan, k, layout);
         if (hit) tuned = get_kernel(lk.desc, backend);
         if (!hit) {
-          (mma ? cached->plan.kernels[k].mma : cached->plan.kernels[k].block) = variant;
+          tuned_variant(cached->plan.kernels[k]) = variant;
           std::lock_guard lock(cached->mutex);
-          cached->layout = 0;  // the kept lowering used the untuned block
+          cached->layout = 0;  // the kept lowering used the untuned variant
         }
       }
     }

@@ -72,8 +72,11 @@ int mma_tile_heuristic(int64_t m, int64_t n, int64_t batch) {
   return 5;
 }
 
-bool row_fits_registers(int64_t row_length) {
-  return row_length <= static_cast<int64_t>(kRowCacheSteps) * kThreads;
+int row_cache_steps(int64_t row_length, int workgroup) {
+  // Rounded up to a power of two so that nearby lengths share a kernel.
+  int steps = 1;
+  while (static_cast<int64_t>(steps) * workgroup < row_length) steps *= 2;
+  return steps <= kRowCacheSteps ? steps : 0;
 }
 
 namespace {
@@ -192,7 +195,8 @@ void lower_pointwise(const ir::Graph& g, Emitter& e, const KernelPlan& kp, Lower
 void lower_row(const ir::Graph& g, Emitter& e, const KernelPlan& kp, LoweredKernel& out) {
   Shape reduced = kp.shape;
   reduced[kp.axis] = 1;
-  if (row_fits_registers(kp.shape[kp.axis])) e.enable_row_cache(kRowCacheSteps);
+  int steps = row_cache_steps(kp.shape[kp.axis], static_cast<int>(e.desc().workgroup_size));
+  if (steps > 0) e.enable_row_cache(steps);
   int rows = e.numel_param(reduced, "rows");
   int len = e.size_param(kp.shape, kp.axis, "row");
   int row = e.begin_for(SOp::ForRows, rows);
@@ -721,6 +725,7 @@ LoweredKernel lower_kernel(const ir::Graph& g, const Plan& plan, int kernel,
   Emitter e(g, plan, kernel, layout);
   LoweredKernel out;
   e.desc().workgroup_size = kThreads;
+  if (kp.kind == KernelKind::Row && kp.workgroup > 0) e.desc().workgroup_size = kp.workgroup;
   switch (kp.kind) {
     case KernelKind::Pointwise:
       lower_pointwise(g, e, kp, out);

@@ -23,9 +23,10 @@ struct LoweredKernel {
   std::vector<ir::ValueId> in_place_candidates;
 };
 
-// Whether a row of this length is kept in registers by row kernels (a specialisation: the plan
-// cache keys on it).
-bool row_fits_registers(int64_t row_length);
+// The steps each thread of a `workgroup`-thread row kernel takes over a row of this length
+// when the row is kept in registers (a power of two), 0 when it is too long for that: a
+// specialisation, so the plan cache keys on it.
+int row_cache_steps(int64_t row_length, int workgroup);
 
 // The per-thread output block edge (1, 2, 4 or 8) of the matmul template for an M x N output
 // with `batch` matrices: a specialisation, so the plan cache keys on it.

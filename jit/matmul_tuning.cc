@@ -1,32 +1,16 @@
 #include "jit/matmul_tuning.h"
 
-#include <cstdlib>
-#include <map>
-#include <mutex>
+#include <iterator>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "autotune/mode.h"
-#include "autotune/store.h"
-#include "autotune/tuner.h"
-#include "jit/dump.h"
 #include "jit/lower.h"
 #include "jit/matmul_precision.h"
+#include "jit/tuning.h"
 
 namespace ember::jit {
 namespace {
-
-// EMBER_MATMUL_BLOCK=1|2|4|8 forces a block on every device (tests run every variant);
-// EMBER_MMA_TILE=1..N a tensor-core tile. 0 when unset.
-int forced(const char* name, int count, const int* allowed) {
-  const char* env = std::getenv(name);
-  int r = env ? std::atoi(env) : 0;
-  for (int i = 0; i < count; ++i) {
-    if (r == (allowed ? allowed[i] : i + 1)) return r;
-  }
-  return 0;
-}
 
 struct Problem {
   int64_t m, n, k, batch;
@@ -68,21 +52,10 @@ int parse_variant(bool mma, const std::string& config) {
   return 0;
 }
 
-// Winners already read, by key: a flush must not query SQLite per matmul.
-std::mutex g_memo_mutex;
-std::map<std::string, int> g_memo;
-
 // The cached winner for `key`, or 0.
 int cached_variant(const std::string& key, bool mma) {
-  {
-    std::lock_guard lock(g_memo_mutex);
-    if (auto it = g_memo.find(key); it != g_memo.end()) return it->second;
-  }
-  int r = 0;
-  if (auto e = autotune::process_store().lookup(key)) r = parse_variant(mma, e->winner);
-  std::lock_guard lock(g_memo_mutex);
-  g_memo[key] = r;
-  return r;
+  std::string winner = cached_winner(key);
+  return winner.empty() ? 0 : parse_variant(mma, winner);
 }
 
 // Tensor cores (mma.sync) exist from sm_80 on.
@@ -119,8 +92,12 @@ autotune::TuneKey matmul_tune_key(const ir::Graph& g, ir::ValueId mm,
 std::vector<MatmulChoice> choose_matmul_blocks(const ir::Graph& g,
                                                const runtime::Backend& backend) {
   std::vector<MatmulChoice> choices(g.size());
-  const int forced_block = forced("EMBER_MATMUL_BLOCK", 4, kMatmulBlocks);
-  const int forced_tile = forced("EMBER_MMA_TILE", kMmaTileCount, nullptr);
+  // EMBER_MATMUL_BLOCK=1|2|4|8 forces a block, EMBER_MMA_TILE=1..N a tensor-core tile.
+  const int forced_block = forced_variant(
+      "EMBER_MATMUL_BLOCK", std::vector<int>(std::begin(kMatmulBlocks), std::end(kMatmulBlocks)));
+  std::vector<int> tiles(kMmaTileCount);
+  for (int i = 0; i < kMmaTileCount; ++i) tiles[i] = i + 1;
+  const int forced_tile = forced_variant("EMBER_MMA_TILE", tiles);
   autotune::Mode mode = autotune::mode(!backend.runs_on_cpu());
   for (ir::ValueId v = 0; v < g.size(); ++v) {
     if (g.node(v).op != ir::OpKind::Matmul) continue;
@@ -152,24 +129,12 @@ int tune_matmul(const ir::Graph& g, ir::ValueId mm, const runtime::Backend& back
   } else {
     for (int r : kMatmulBlocks) configs.push_back(variant_name(false, r));
   }
-  autotune::Entry e = autotune::tune(
-      key, mma ? "matmul_mma" : "matmul", configs,
-      [&](const std::string& config) { return time_variant(parse_variant(mma, config)); });
-  int winner = parse_variant(mma, e.winner);
-  if (winner == 0) winner = heuristic_variant(backend, problem_of(g, mm), mma);
-  autotune::process_store().record(e);
-  {
-    std::lock_guard lock(g_memo_mutex);
-    g_memo[key] = winner;
-  }
-  if (dump_enabled("autotune")) {
-    std::string text = absl::StrCat("autotune ", key, " -> ", e.winner, "\n");
-    for (const auto& c : e.candidates) {
-      absl::StrAppend(&text,
-                      absl::StrFormat("  %-14s %10.4f ms  %s\n", c.config, c.time_ms, c.status));
-    }
-    dump("autotune", "autotune.txt", text);
-  }
+  const int heuristic = heuristic_variant(backend, problem_of(g, mm), mma);
+  std::string config =
+      tune_and_record(key, mma ? "matmul_mma" : "matmul", configs, variant_name(mma, heuristic),
+                      [&](const std::string& c) { return time_variant(parse_variant(mma, c)); });
+  int winner = parse_variant(mma, config);
+  if (winner == 0) winner = heuristic;
   return winner;
 }
 

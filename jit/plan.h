@@ -29,6 +29,8 @@ struct KernelPlan {
   // matmul: > 0 uses tensor-core tile kMmaTiles[mma - 1] when the operands allow it (CUDA,
   // f16/bf16, or f32 with TF32 allowed); the SIMT template with `block` otherwise.
   int mma = 0;
+  // row kernels: threads per workgroup (autotuned or heuristic; 0: kRowWorkgroupDefault)
+  int workgroup = 0;
 };
 
 struct Plan {

@@ -1,0 +1,72 @@
+#include "jit/row_tuning.h"
+
+#include <iterator>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "autotune/mode.h"
+#include "jit/tuning.h"
+
+namespace ember::jit {
+namespace {
+
+std::string config_of(int workgroup) { return absl::StrCat("wg=", workgroup); }
+
+int workgroup_of(const std::string& config) {
+  int wg = 0;
+  if (config.rfind("wg=", 0) != 0 || !absl::SimpleAtoi(config.substr(3), &wg)) return 0;
+  for (int allowed : kRowWorkgroups) {
+    if (wg == allowed) return wg;
+  }
+  return 0;
+}
+
+}  // namespace
+
+autotune::TuneKey row_tune_key(const ir::Graph& g, ir::ValueId reduce,
+                               const runtime::Backend& backend) {
+  const ir::Node& n = g.node(reduce);
+  const TensorType& in = g.type(n.inputs[0]);
+  int axis = n.get<ir::ReduceAttrs>().axis;
+  int64_t len = in.shape[axis];
+  int64_t rows = len == 0 ? 0 : in.shape.numel() / len;
+  return {"row",
+          backend.fingerprint(),
+          {rows, len},
+          {dtype_name(in.dtype), axis == in.shape.rank() - 1 ? "last" : "strided"}};
+}
+
+std::vector<RowChoice> choose_row_workgroups(const ir::Graph& g, const runtime::Backend& backend) {
+  std::vector<RowChoice> choices(g.size());
+  const int forced =
+      forced_variant("EMBER_ROW_WORKGROUP",
+                     std::vector<int>(std::begin(kRowWorkgroups), std::end(kRowWorkgroups)));
+  autotune::Mode mode = autotune::mode(!backend.runs_on_cpu());
+  for (ir::ValueId v = 0; v < g.size(); ++v) {
+    if (g.node(v).op != ir::OpKind::Reduce) continue;
+    RowChoice& c = choices[v];
+    if (forced > 0 || mode == autotune::Mode::off) {
+      c.workgroup = forced > 0 ? forced : kRowWorkgroupDefault;
+      continue;
+    }
+    std::string key = row_tune_key(g, v, backend).to_string();
+    c.workgroup = workgroup_of(cached_winner(key));
+    if (c.workgroup > 0) continue;
+    c.workgroup = kRowWorkgroupDefault;
+    if (mode == autotune::Mode::on) c.tune_key = std::move(key);
+  }
+  return choices;
+}
+
+int tune_row(const ir::Graph& g, ir::ValueId reduce, const runtime::Backend& backend,
+             const std::function<double(int)>& time_variant) {
+  std::vector<std::string> configs;
+  for (int wg : kRowWorkgroups) configs.push_back(config_of(wg));
+  std::string winner = tune_and_record(
+      row_tune_key(g, reduce, backend).to_string(), "row", configs, config_of(kRowWorkgroupDefault),
+      [&](const std::string& c) { return time_variant(workgroup_of(c)); });
+  int wg = workgroup_of(winner);
+  return wg > 0 ? wg : kRowWorkgroupDefault;
+}
+
+}  // namespace ember::jit

@@ -1,0 +1,39 @@
+#pragma once
+// Autotuning of the row template (reductions with their fused prologue and epilogue): threads
+// per workgroup, one workgroup per row. More threads split a row finer (fewer elements per
+// thread, fewer registers, a longer block reduction); fewer keep more rows in flight per SM.
+// Chosen like matmul variants (jit/matmul_tuning.h): forced by EMBER_ROW_WORKGROUP, else the
+// cached winner, else the heuristic (256); with EMBER_AUTOTUNE=on a key not in the cache is
+// tuned the first time a flush launches such a kernel.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "autotune/key.h"
+#include "ir/graph.h"
+#include "runtime/backend.h"
+
+namespace ember::jit {
+
+inline constexpr int kRowWorkgroups[] = {64, 128, 256, 512, 1024};
+inline constexpr int kRowWorkgroupDefault = 256;
+
+struct RowChoice {
+  int workgroup = 0;     // 0 for nodes that are not reductions
+  std::string tune_key;  // empty: nothing to tune
+};
+
+// Family "row"; sizes rows x row length; flags: the reduced input's dtype and whether the
+// reduced axis is the last (contiguous rows).
+autotune::TuneKey row_tune_key(const ir::Graph& g, ir::ValueId reduce,
+                               const runtime::Backend& backend);
+
+// One choice per node of `g`; a row kernel uses its first reduction's.
+std::vector<RowChoice> choose_row_workgroups(const ir::Graph& g, const runtime::Backend& backend);
+
+// Tunes `reduce`'s key: `time_variant(wg)` runs the kernel with that workgroup size once and
+// returns its device time in ms (< 0 or a throw: failed or wrong). Returns the winner.
+int tune_row(const ir::Graph& g, ir::ValueId reduce, const runtime::Backend& backend,
+             const std::function<double(int)>& time_variant);
+
+}  // namespace ember::jit

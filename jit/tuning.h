@@ -1,0 +1,25 @@
+#pragma once
+// What every tunable kernel family shares: the cached winner of a key (read from the process
+// store once, then remembered), and tuning a key over its configurations on the device (the
+// entry recorded, and printed under EMBER_DUMP=autotune).
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace ember::jit {
+
+// The stored winner's configuration for `key`; empty when the key was never tuned.
+std::string cached_winner(const std::string& key);
+
+// Times `configs` with `measure` (device ms; < 0 or a throw: failed or wrong), records the
+// entry and returns the winner's configuration; `fallback` when none worked (remembered for
+// the key, so that the process does not tune it again).
+std::string tune_and_record(const std::string& key, const std::string& family,
+                            const std::vector<std::string>& configs, const std::string& fallback,
+                            const std::function<double(const std::string&)>& measure);
+
+// EMBER_<name>=v forces variant v of a family on every device when v is one of `allowed`
+// (tests run every variant); 0 when unset or not allowed.
+int forced_variant(const char* name, const std::vector<int>& allowed);
+
+}  // namespace ember::jit

@@ -1,0 +1,111 @@
+// The row template's workgroup size through the autotune cache on the GPU device: every size of
+// the space computes the same rows (register-cached, uncached and strided); with
+// EMBER_AUTOTUNE=on a new key is tuned and stored with every candidate; with =cached a stored
+// winner is used as is; keys anchor sizes and keep the layout apart.
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include "autotune/store.h"
+#include "frontend/stream.h"
+#include "ir/builder.h"
+#include "jit/row_tuning.h"
+#include "tests/jit/gpu_util.h"
+
+namespace ember {
+namespace {
+
+class AutotuneRow : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("ember-autotune-row-test-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir_);
+    setenv("EMBER_CACHE_DIR", dir_.c_str(), 1);
+  }
+  void TearDown() override {
+    unsetenv("EMBER_AUTOTUNE");
+    unsetenv("EMBER_ROW_WORKGROUP");
+    unsetenv("EMBER_CACHE_DIR");
+    std::filesystem::remove_all(dir_);
+  }
+  std::filesystem::path dir_;
+};
+
+// Softmax over rows of `len` and an arg-max and a mean over the other axis (strided rows).
+std::vector<RawTensor> row_program(const Device& dev, int64_t rows, int64_t len) {
+  auto x = Tensor<2>::from_data(testing::host_uniform({rows, len}, 97), dev);
+  auto e = (x - x.max_dim(1)).exp();
+  return {(e / e.sum_dim(1)).raw(), x.argmax(1).raw(), x.mean_dim(0).raw()};
+}
+
+// The key of a [rows, len] f32 sum over axis 1 (or 0) on the GPU device.
+std::string key_for(int64_t rows, int64_t len, int axis = 1) {
+  ir::Graph g;
+  ir::Builder b(g);
+  ir::ValueId r = b.reduce(ir::ReduceFn::Sum, b.input(0, {DType::F32, {rows, len}}), axis);
+  return jit::row_tune_key(g, r, detail::backend_for(testing::gpu_device())).to_string();
+}
+
+TEST_F(AutotuneRow, EveryWorkgroupSizeComputesTheSameRows) {
+  EMBER_REQUIRE_GPU_DEVICE();
+  for (int wg : jit::kRowWorkgroups) {
+    setenv("EMBER_ROW_WORKGROUP", std::to_string(wg).c_str(), 1);
+    for (int64_t len : {37, 1000, 3000}) {
+      SCOPED_TRACE(std::to_string(wg) + " threads, rows of " + std::to_string(len));
+      testing::expect_same([len](const Device& dev) { return row_program(dev, 3, len); },
+                           testing::gpu_device());
+    }
+  }
+}
+
+TEST_F(AutotuneRow, OnTunesANewKeyAndStoresEveryCandidate) {
+  EMBER_REQUIRE_GPU_DEVICE();
+  setenv("EMBER_AUTOTUNE", "on", 1);
+  testing::expect_same(
+      [](const Device& dev) -> std::vector<RawTensor> {
+        auto x = Tensor<2>::from_data(testing::host_uniform({5, 300}, 98), dev);
+        return {(x * x).sum_dim(1).raw()};
+      },
+      testing::gpu_device());
+  auto e = autotune::process_store().lookup(key_for(5, 300));
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->family, "row");
+  EXPECT_EQ(e->candidates.size(), std::size(jit::kRowWorkgroups));
+  EXPECT_EQ(e->winner.rfind("wg=", 0), 0u);
+}
+
+TEST_F(AutotuneRow, CachedUsesTheStoredWinner) {
+  EMBER_REQUIRE_GPU_DEVICE();
+  setenv("EMBER_AUTOTUNE", "cached", 1);
+  autotune::Entry e;
+  e.key = key_for(6, 500);
+  e.family = "row";
+  e.winner = "wg=512";
+  e.winner_ms = 1;
+  autotune::process_store().record(e);
+  ir::Graph g;
+  ir::Builder b(g);
+  ir::ValueId r = b.reduce(ir::ReduceFn::Sum, b.input(0, {DType::F32, {6, 500}}), 1);
+  EXPECT_EQ(jit::choose_row_workgroups(g, detail::backend_for(testing::gpu_device()))[r].workgroup,
+            512);
+  testing::expect_same(
+      [](const Device& dev) -> std::vector<RawTensor> {
+        auto x = Tensor<2>::from_data(testing::host_uniform({6, 500}, 99), dev);
+        return {x.sum_dim(1).raw()};
+      },
+      testing::gpu_device());
+}
+
+TEST(RowTuneKey, AnchorsSizesAndSeparatesLayouts) {
+  EMBER_REQUIRE_GPU_DEVICE();
+  EXPECT_EQ(key_for(100, 1000), key_for(124, 1000)) << "same anchors and alignments";
+  EXPECT_NE(key_for(100, 1000), key_for(100, 1100));
+  EXPECT_NE(key_for(128, 128, 1), key_for(128, 128, 0)) << "strided rows are another problem";
+  EXPECT_NE(key_for(100, 1000).find("|128x1024|"), std::string::npos) << key_for(100, 1000);
+}
+
+}  // namespace
+}  // namespace ember
