@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""The autotune table of scripts/gpu-autotune.sh: square matmuls with the heuristic block
-(EMBER_AUTOTUNE=off) and the tuned one (=on), from ember_bench JSON, with each key's winner and
-candidate times from `ember-autotune export` JSON.
+"""The autotune tables of scripts/gpu-autotune.sh: square matmuls and row kernels (softmax,
+layer norm) with the heuristic variant (EMBER_AUTOTUNE=off) and the tuned one (=on), from
+ember_bench JSON, with each key's winner and candidate times from `ember-autotune export` JSON.
 
   python3 bench/autotune_report.py autotune_*_off.json autotune_*_on.json autotune_*_cache.json
 """
@@ -9,9 +9,12 @@ import json
 import re
 import sys
 
+# The reductions each row workload's key names (its flags end with them).
+ROW_REDUCTIONS = {"softmax": "max+sum", "layernorm": "sum+sum"}
+
 
 def main(paths):
-    times, entries = {}, []
+    times, rows, entries = {}, {}, []
     for p in paths:
         data = json.load(open(p))
         if isinstance(data, list):
@@ -19,6 +22,11 @@ def main(paths):
             continue
         mode = "on" if p.endswith("_on.json") else "off"
         for b in data["benchmarks"]:
+            r = re.match(r"BM_(softmax|layernorm)_(\d+)x(\d+)/fused:1", b["name"])
+            if r and not b.get("error_occurred"):
+                device = b.get("label", "?").split()[0]
+                rows[(device, r.group(1), int(r.group(2)), int(r.group(3)), mode)] = (
+                    b["real_time"], b.get("GB", 0))
             m = re.match(r"BM_matmul_square/n:(\d+)/type:(\d)", b["name"])
             if not m or b.get("error_occurred"):
                 continue
@@ -42,6 +50,25 @@ def main(paths):
                 cands = ", ".join(f"{c['config'].split('=')[-1]}: {c['time_ms']:.3f}" for c in e["candidates"])
         print(f"| {device} | {n} | {dtype} | {off[0]:.3f} ms, {off[1]:.1f} TFLOP/s | "
               f"{on[0]:.3f} ms, {on[1]:.1f} TFLOP/s | {off[0] / on[0]:.2f}x | {winner} | {cands} |")
+
+    if rows:
+        print()
+        print("| device | row kernel | heuristic | autotuned | speed-up | winner | candidates (ms) |")
+        print("| --- | --- | --- | --- | --- | --- | --- |")
+    for (device, name, r, n, mode) in sorted(rows):
+        if mode != "off" or (device, name, r, n, "on") not in rows:
+            continue
+        off, on = rows[(device, name, r, n, "off")], rows[(device, name, r, n, "on")]
+        backend = "cuda" if device.startswith("cuda") else "vulkan"
+        winner, cands = "", ""
+        for e in entries:
+            parts = e["key"].split("|")
+            if (parts[0] == "row" and parts[2] == f"{r}x{n}" and parts[1].startswith(backend)
+                    and parts[-1].endswith("," + ROW_REDUCTIONS[name])):
+                winner = e["winner"]
+                cands = ", ".join(f"{c['config'].split('=')[-1]}: {c['time_ms']:.3f}" for c in e["candidates"])
+        print(f"| {device} | {name} {r}x{n} | {off[0]:.3f} ms, {off[1]:.1f} GB/s | "
+              f"{on[0]:.3f} ms, {on[1]:.1f} GB/s | {off[0] / on[0]:.2f}x | {winner} | {cands} |")
 
 
 if __name__ == "__main__":

@@ -45,6 +45,21 @@ typedef unsigned char uint8_t;
 )";
 
 constexpr const char* kCommonHelpers = R"(
+// max/min with a NaN operand winning: one instruction from sm_80 on.
+__device__ __forceinline__ float fmax_nan(float a, float b) {
+#if __CUDA_ARCH__ >= 800
+  float r; asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b)); return r;
+#else
+  return (isnan(a) || isnan(b)) ? a + b : fmaxf(a, b);
+#endif
+}
+__device__ __forceinline__ float fmin_nan(float a, float b) {
+#if __CUDA_ARCH__ >= 800
+  float r; asm("min.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b)); return r;
+#else
+  return (isnan(a) || isnan(b)) ? a + b : fminf(a, b);
+#endif
+}
 __device__ __forceinline__ float h2f(uint16_t h) { float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h)); return f; }
 __device__ __forceinline__ uint16_t f2h(float f) { uint16_t h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h; }
 __device__ __forceinline__ float bf2f(uint16_t h) { return __uint_as_float(uint(h) << 16); }
@@ -308,6 +323,12 @@ class Cuda final : public Dialect {
     return "float";
   }
 
+  std::string nan_minmax(bool is_max, CType t, const std::string& a,
+                         const std::string& b) const override {
+    if (t != CType::Float) return "";
+    return absl::StrCat(is_max ? "fmax_nan(" : "fmin_nan(", a, ", ", b, ")");
+  }
+
   std::string prelude(const KernelDesc& k) const override {
     std::string s = absl::StrCat("// ember kernel: ", k.name, "\n", kTypes, kCommonHelpers);
     std::set<CType> used;
@@ -480,6 +501,8 @@ class Cuda final : public Dialect {
       fold = "v = v + w;";
     } else if (s.fn == ir::ReduceFn::Prod) {
       fold = "v = v * w;";
+    } else if (s.type == CType::Float) {
+      fold = s.fn == ir::ReduceFn::Max ? "v = fmax_nan(v, w);" : "v = fmin_nan(v, w);";
     } else {
       fold = absl::StrCat("if (w ", cmp, " v || (", nan("w"), " && !", nan("v"), ")) v = w;");
     }

@@ -133,10 +133,10 @@ int combine(Emitter& e, ReduceFn fn, int acc, int x) {
       return e.bin(BinaryFn::Add, acc, x);
     case ReduceFn::Prod:
       return e.bin(BinaryFn::Mul, acc, x);
-    default: {
-      bool is_max = fn == ReduceFn::Max;
-      return e.select(better(e, is_max, x, acc), x, acc);
-    }
+    case ReduceFn::Max:  // NaN wins, as in the binary op (arg-reductions use better())
+      return e.bin(BinaryFn::Max, acc, x);
+    default:
+      return e.bin(BinaryFn::Min, acc, x);
   }
 }
 

@@ -149,6 +149,8 @@ class Renderer {
         const char* cmp = fn == BinaryFn::Max ? ">" : "<";
         std::string pick = absl::StrCat("(", a, " ", cmp, " ", b, " ? ", a, " : ", b, ")");
         if (!floating(t)) return pick;
+        if (std::string call = d_.nan_minmax(fn == BinaryFn::Max, t, a, b); !call.empty())
+          return call;
         return absl::StrCat("((", d_.math(UnaryFn::IsNan, t, a), " || ",
                             d_.math(UnaryFn::IsNan, t, b), ") ? ", ty, "(", a, " + ", b,
                             ") : ", pick, ")");

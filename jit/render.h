@@ -46,6 +46,12 @@ class Dialect {
   virtual std::string shared_name(int i) const { return "sh" + std::to_string(i); }
   // Unary math on float/double: name of the function implementing fn, or "" for an operator.
   virtual std::string math(ir::UnaryFn fn, CType t, const std::string& a) const = 0;
+  // max/min of two floats with a NaN operand winning (BinaryFn::Max/Min) as one call, or ""
+  // for the portable comparison-and-select expression.
+  virtual std::string nan_minmax(bool is_max, CType t, const std::string& a,
+                                 const std::string& b) const {
+    return "";
+  }
   // A tensor-core block tile (SOp::MmaTile) with its argument expressions rendered.
   virtual std::string mma_tile(const KernelDesc& k, const Stmt& s,
                                const std::vector<std::string>& args) const;

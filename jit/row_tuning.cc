@@ -30,10 +30,20 @@ autotune::TuneKey row_tune_key(const ir::Graph& g, ir::ValueId reduce,
   int axis = n.get<ir::ReduceAttrs>().axis;
   int64_t len = in.shape[axis];
   int64_t rows = len == 0 ? 0 : in.shape.numel() / len;
+  // The reductions over rows of this shape, in order (softmax: max+sum, layer norm: sum+sum):
+  // a row kernel holds them all, and the best workgroup differs between such programs.
+  std::string fns;
+  for (ir::ValueId v = 0; v < g.size(); ++v) {
+    const ir::Node& m = g.node(v);
+    if (m.op != ir::OpKind::Reduce || m.get<ir::ReduceAttrs>().axis != axis ||
+        g.type(m.inputs[0]).shape != in.shape)
+      continue;
+    absl::StrAppend(&fns, fns.empty() ? "" : "+", ir::reduce_name(m.get<ir::ReduceAttrs>().fn));
+  }
   return {"row",
           backend.fingerprint(),
           {rows, len},
-          {dtype_name(in.dtype), axis == in.shape.rank() - 1 ? "last" : "strided"}};
+          {dtype_name(in.dtype), axis == in.shape.rank() - 1 ? "last" : "strided", fns}};
 }
 
 std::vector<RowChoice> choose_row_workgroups(const ir::Graph& g, const runtime::Backend& backend) {

@@ -23,8 +23,8 @@ struct RowChoice {
   std::string tune_key;  // empty: nothing to tune
 };
 
-// Family "row"; sizes rows x row length; flags: the reduced input's dtype and whether the
-// reduced axis is the last (contiguous rows).
+// Family "row"; sizes rows x row length; flags: the reduced input's dtype, whether the reduced
+// axis is the last (contiguous rows), and the graph's reductions over rows of that shape.
 autotune::TuneKey row_tune_key(const ir::Graph& g, ir::ValueId reduce,
                                const runtime::Backend& backend);
 

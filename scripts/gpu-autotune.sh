@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine after scripts/gpu-bundle.sh (carrying gpu-bundle and .gl): square
-# matmuls at 1024, 4096 and 8192 in f32 and bf16 with the heuristic block (EMBER_AUTOTUNE=off)
+# matmuls at 1024, 4096 and 8192 in f32 and bf16, or what EMBER_AUTOTUNE_FILTER selects (row
+# kernels: softmax, layernorm), with the heuristic variant (EMBER_AUTOTUNE=off)
 # and autotuned (=on, from an empty cache: tuning runs in the warm-up steps), then a second
 # process with the same cache, which must tune nothing. Writes to $OUT (or ./gpu-out) and
 # prints bench/autotune_report.py's table.

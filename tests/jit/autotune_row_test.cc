@@ -105,6 +105,18 @@ TEST(RowTuneKey, AnchorsSizesAndSeparatesLayouts) {
   EXPECT_NE(key_for(100, 1000), key_for(100, 1100));
   EXPECT_NE(key_for(128, 128, 1), key_for(128, 128, 0)) << "strided rows are another problem";
   EXPECT_NE(key_for(100, 1000).find("|128x1024|"), std::string::npos) << key_for(100, 1000);
+  // Softmax (max then sum over the row) and a sum of squares are other row programs.
+  ir::Graph g;
+  ir::Builder b(g);
+  ir::ValueId x = b.input(0, {DType::F32, {100, 1000}});
+  ir::ValueId mx = b.reduce(ir::ReduceFn::Max, x, 1);
+  ir::ValueId e =
+      b.unary(ir::UnaryFn::Exp, b.binary(ir::BinaryFn::Sub, x, b.expand(mx, {100, 1000})));
+  b.reduce(ir::ReduceFn::Sum, e, 1);
+  std::string softmax =
+      jit::row_tune_key(g, mx, detail::backend_for(testing::gpu_device())).to_string();
+  EXPECT_NE(softmax, key_for(100, 1000));
+  EXPECT_NE(softmax.find("max+sum"), std::string::npos) << softmax;
 }
 
 }  // namespace
