@@ -23,6 +23,10 @@ int workgroup_of(const std::string& config) {
 
 }  // namespace
 
+bool tunes_rows(const runtime::Backend& backend) {
+  return backend.kind() != runtime::DeviceKind::Vulkan || backend.runs_on_cpu();
+}
+
 autotune::TuneKey row_tune_key(const ir::Graph& g, ir::ValueId reduce,
                                const runtime::Backend& backend) {
   const ir::Node& n = g.node(reduce);
@@ -52,6 +56,7 @@ std::vector<RowChoice> choose_row_workgroups(const ir::Graph& g, const runtime::
       forced_variant("EMBER_ROW_WORKGROUP",
                      std::vector<int>(std::begin(kRowWorkgroups), std::end(kRowWorkgroups)));
   autotune::Mode mode = autotune::mode(!backend.runs_on_cpu());
+  if (mode == autotune::Mode::on && !tunes_rows(backend)) mode = autotune::Mode::cached;
   for (ir::ValueId v = 0; v < g.size(); ++v) {
     if (g.node(v).op != ir::OpKind::Reduce) continue;
     RowChoice& c = choices[v];
