@@ -29,9 +29,9 @@ autotune::TuneKey row_tune_key(const ir::Graph& g, ir::ValueId reduce,
                                const runtime::Backend& backend);
 
 // Whether row kernels are tuned on `backend` (under EMBER_AUTOTUNE=on). Not on GPU Vulkan
-// drivers: the H100's timed a row kernel launched alone at 3-5x its steady time (run 36: the
-// clocks drop while tuning waits on the host), which picked wrong winners; stored winners are
-// still used there.
+// drivers: the H100's timed a row kernel launched alone at 3-5x its steady time (run 37; the
+// cause, maybe clocks dropping while tuning waits on the host, is not established), which
+// picked wrong winners; stored winners are still used there.
 bool tunes_rows(const runtime::Backend& backend);
 
 // One choice per node of `g`; a row kernel uses its first reduction's.
