@@ -15,9 +15,12 @@ thread_local const char* g_op_scope = nullptr;
   throw Error(absl::StrCat(op_label(op), ": ", msg));
 }
 
-void require(bool ok, const char* op, const std::string& msg) {
-  if (!ok) fail(op, msg);
-}
+// Checks a precondition; the message (often formatted) is built only when it fails: recording
+// runs these on every op.
+#define EMBER_REQUIRE(ok, op, msg) \
+  do {                             \
+    if (!(ok)) fail(op, msg);      \
+  } while (0)
 
 bool unary_needs_float(UnaryFn fn) {
   switch (fn) {
@@ -35,34 +38,35 @@ bool unary_needs_float(UnaryFn fn) {
 void check_unary_dtype(UnaryFn fn, DType t) {
   const char* name = unary_name(fn);
   if (fn == UnaryFn::LogicalNot) {
-    require(is_bool(t), name, absl::StrCat("needs a bool tensor, got ", dtype_name(t)));
+    EMBER_REQUIRE(is_bool(t), name, absl::StrCat("needs a bool tensor, got ", dtype_name(t)));
   } else if (fn == UnaryFn::BitwiseNot) {
-    require(is_int(t), name, absl::StrCat("needs an int tensor, got ", dtype_name(t)));
+    EMBER_REQUIRE(is_int(t), name, absl::StrCat("needs an int tensor, got ", dtype_name(t)));
   } else if (unary_needs_float(fn)) {
-    require(is_float(t), name, absl::StrCat("needs a float tensor, got ", dtype_name(t)));
+    EMBER_REQUIRE(is_float(t), name, absl::StrCat("needs a float tensor, got ", dtype_name(t)));
   } else {
-    require(!is_bool(t), name, "not supported for bool tensors");
+    EMBER_REQUIRE(!is_bool(t), name, "not supported for bool tensors");
   }
 }
 
 DType check_binary_dtype(BinaryFn fn, DType a, DType b) {
   const char* name = binary_name(fn);
-  require(a == b, name, absl::StrCat("dtypes differ: ", dtype_name(a), " and ", dtype_name(b)));
+  EMBER_REQUIRE(a == b, name,
+                absl::StrCat("dtypes differ: ", dtype_name(a), " and ", dtype_name(b)));
   if (is_comparison(fn)) return DType::Bool;
   switch (fn) {
     case BinaryFn::LogicalAnd:
     case BinaryFn::LogicalOr:
-      require(is_bool(a), name, absl::StrCat("needs bool tensors, got ", dtype_name(a)));
+      EMBER_REQUIRE(is_bool(a), name, absl::StrCat("needs bool tensors, got ", dtype_name(a)));
       return DType::Bool;
     case BinaryFn::BitAnd:
     case BinaryFn::BitOr:
     case BinaryFn::BitXor:
     case BinaryFn::Shl:
     case BinaryFn::Shr:
-      require(is_int(a), name, absl::StrCat("needs int tensors, got ", dtype_name(a)));
+      EMBER_REQUIRE(is_int(a), name, absl::StrCat("needs int tensors, got ", dtype_name(a)));
       return a;
     default:
-      require(!is_bool(a), name, "not supported for bool tensors");
+      EMBER_REQUIRE(!is_bool(a), name, "not supported for bool tensors");
       return a;
   }
 }
@@ -96,7 +100,7 @@ Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op) {
 }
 
 ValueId Builder::add(OpKind op, std::vector<ValueId> inputs, TensorType type, Attrs attrs) {
-  for (int64_t d : type.shape.dims) require(d >= 0, op_name(op), "negative size");
+  for (int64_t d : type.shape.dims) EMBER_REQUIRE(d >= 0, op_name(op), "negative size");
   return g_.add(Node{op, std::move(inputs), std::move(type), std::move(attrs), OpScope::current()});
 }
 
@@ -109,13 +113,14 @@ ValueId Builder::full(const Shape& shape, DType dtype, Scalar value) {
 }
 
 ValueId Builder::iota(const Shape& shape, DType dtype, int axis) {
-  require(axis >= 0 && axis < shape.rank(), "iota", "axis out of range");
-  require(!is_bool(dtype), "iota", "bool dtype not supported");
+  EMBER_REQUIRE(axis >= 0 && axis < shape.rank(), "iota", "axis out of range");
+  EMBER_REQUIRE(!is_bool(dtype), "iota", "bool dtype not supported");
   return add(OpKind::Iota, {}, {dtype, shape}, IotaAttrs{axis});
 }
 
 ValueId Builder::random(const Shape& shape, DType dtype, const RandomAttrs& attrs) {
-  require(is_float(dtype), "random", absl::StrCat("needs a float dtype, got ", dtype_name(dtype)));
+  EMBER_REQUIRE(is_float(dtype), "random",
+                absl::StrCat("needs a float dtype, got ", dtype_name(dtype)));
   return add(OpKind::Random, {}, {dtype, shape}, attrs);
 }
 
@@ -134,11 +139,11 @@ ValueId Builder::binary(BinaryFn fn, ValueId a, ValueId b) {
 }
 
 ValueId Builder::where(ValueId cond, ValueId a, ValueId b) {
-  require(is_bool(type(cond).dtype), "where",
-          absl::StrCat("condition must be bool, got ", dtype_name(type(cond).dtype)));
-  require(type(a).dtype == type(b).dtype, "where",
-          absl::StrCat("dtypes differ: ", dtype_name(type(a).dtype), " and ",
-                       dtype_name(type(b).dtype)));
+  EMBER_REQUIRE(is_bool(type(cond).dtype), "where",
+                absl::StrCat("condition must be bool, got ", dtype_name(type(cond).dtype)));
+  EMBER_REQUIRE(type(a).dtype == type(b).dtype, "where",
+                absl::StrCat("dtypes differ: ", dtype_name(type(a).dtype), " and ",
+                             dtype_name(type(b).dtype)));
   Shape s = broadcast_shapes(type(cond).shape, type(a).shape, "where");
   s = broadcast_shapes(s, type(b).shape, "where");
   return add(OpKind::Where, {cond, a, b}, {type(a).dtype, s}, NoAttrs{});
@@ -151,15 +156,15 @@ ValueId Builder::cast(ValueId x, DType dtype) {
 ValueId Builder::reduce(ReduceFn fn, ValueId x, int axis, DType index_dtype) {
   const char* name = reduce_name(fn);
   const TensorType& t = type(x);
-  require(axis >= 0 && axis < t.shape.rank(), name,
-          absl::StrCat("axis ", axis, " out of range for ", t.to_string()));
+  EMBER_REQUIRE(axis >= 0 && axis < t.shape.rank(), name,
+                absl::StrCat("axis ", axis, " out of range for ", t.to_string()));
   bool arg = fn == ReduceFn::ArgMax || fn == ReduceFn::ArgMin;
   if (fn == ReduceFn::Sum || fn == ReduceFn::Prod) {
-    require(!is_bool(t.dtype), name, "not supported for bool tensors");
+    EMBER_REQUIRE(!is_bool(t.dtype), name, "not supported for bool tensors");
   }
   if (arg || fn == ReduceFn::Max || fn == ReduceFn::Min) {
-    require(t.shape[axis] > 0, name,
-            absl::StrCat("cannot reduce an empty axis of ", t.to_string()));
+    EMBER_REQUIRE(t.shape[axis] > 0, name,
+                  absl::StrCat("cannot reduce an empty axis of ", t.to_string()));
   }
   Shape s = t.shape;
   s[axis] = 1;
@@ -168,9 +173,10 @@ ValueId Builder::reduce(ReduceFn fn, ValueId x, int axis, DType index_dtype) {
 
 ValueId Builder::reshape(ValueId x, const Shape& shape) {
   const TensorType& t = type(x);
-  require(shape.numel() == t.shape.numel(), "reshape",
-          absl::StrCat("cannot reshape ", t.shape.to_string(), " (", t.shape.numel(),
-                       " elements) to ", shape.to_string(), " (", shape.numel(), " elements)"));
+  EMBER_REQUIRE(
+      shape.numel() == t.shape.numel(), "reshape",
+      absl::StrCat("cannot reshape ", t.shape.to_string(), " (", t.shape.numel(), " elements) to ",
+                   shape.to_string(), " (", shape.numel(), " elements)"));
   return add(OpKind::Reshape, {x}, {t.dtype, shape}, NoAttrs{});
 }
 
@@ -180,9 +186,9 @@ ValueId Builder::permute(ValueId x, const std::vector<int>& perm) {
   std::sort(sorted.begin(), sorted.end());
   bool ok = static_cast<int>(perm.size()) == t.shape.rank();
   for (int i = 0; ok && i < static_cast<int>(sorted.size()); ++i) ok = sorted[i] == i;
-  require(ok, "permute",
-          absl::StrCat("[", absl::StrJoin(perm, ", "), "] is not a permutation of the dims of ",
-                       t.shape.to_string()));
+  EMBER_REQUIRE(ok, "permute",
+                absl::StrCat("[", absl::StrJoin(perm, ", "),
+                             "] is not a permutation of the dims of ", t.shape.to_string()));
   Shape s = t.shape;
   for (size_t i = 0; i < perm.size(); ++i) s[i] = t.shape[perm[i]];
   return add(OpKind::Permute, {x}, {t.dtype, s}, PermuteAttrs{perm});
@@ -192,8 +198,8 @@ ValueId Builder::expand(ValueId x, const Shape& shape) {
   const TensorType& t = type(x);
   bool ok = shape.rank() == t.shape.rank();
   for (int i = 0; ok && i < shape.rank(); ++i) ok = t.shape[i] == shape[i] || t.shape[i] == 1;
-  require(ok, "expand",
-          absl::StrCat("cannot expand ", t.shape.to_string(), " to ", shape.to_string()));
+  EMBER_REQUIRE(ok, "expand",
+                absl::StrCat("cannot expand ", t.shape.to_string(), " to ", shape.to_string()));
   return add(OpKind::Expand, {x}, {t.dtype, shape}, NoAttrs{});
 }
 
@@ -201,17 +207,17 @@ ValueId Builder::slice(ValueId x, const std::vector<int64_t>& starts,
                        const std::vector<int64_t>& counts, const std::vector<int64_t>& steps) {
   const TensorType& t = type(x);
   int r = t.shape.rank();
-  require(static_cast<int>(starts.size()) == r && static_cast<int>(counts.size()) == r &&
-              static_cast<int>(steps.size()) == r,
-          "slice", absl::StrCat("expected ", r, " ranges for ", t.shape.to_string()));
+  EMBER_REQUIRE(static_cast<int>(starts.size()) == r && static_cast<int>(counts.size()) == r &&
+                    static_cast<int>(steps.size()) == r,
+                "slice", absl::StrCat("expected ", r, " ranges for ", t.shape.to_string()));
   Shape s = t.shape;
   for (int d = 0; d < r; ++d) {
     bool ok = steps[d] > 0 && counts[d] >= 0 && starts[d] >= 0 &&
               (counts[d] == 0 || starts[d] + (counts[d] - 1) * steps[d] < t.shape[d]) &&
               starts[d] <= t.shape[d];
-    require(ok, "slice",
-            absl::StrCat("range start=", starts[d], " count=", counts[d], " step=", steps[d],
-                         " out of bounds for dim ", d, " of ", t.shape.to_string()));
+    EMBER_REQUIRE(ok, "slice",
+                  absl::StrCat("range start=", starts[d], " count=", counts[d], " step=", steps[d],
+                               " out of bounds for dim ", d, " of ", t.shape.to_string()));
     s[d] = counts[d];
   }
   return add(OpKind::Slice, {x}, {t.dtype, s}, SliceAttrs{starts, steps});
@@ -221,9 +227,9 @@ ValueId Builder::flip(ValueId x, const std::vector<int>& axes) {
   const TensorType& t = type(x);
   std::vector<bool> seen(t.shape.rank(), false);
   for (int a : axes) {
-    require(a >= 0 && a < t.shape.rank(), "flip",
-            absl::StrCat("axis ", a, " out of range for ", t.shape.to_string()));
-    require(!seen[a], "flip", absl::StrCat("axis ", a, " appears more than once"));
+    EMBER_REQUIRE(a >= 0 && a < t.shape.rank(), "flip",
+                  absl::StrCat("axis ", a, " out of range for ", t.shape.to_string()));
+    EMBER_REQUIRE(!seen[a], "flip", absl::StrCat("axis ", a, " appears more than once"));
     seen[a] = true;
   }
   return add(OpKind::Flip, {x}, t, FlipAttrs{axes});
@@ -233,30 +239,30 @@ ValueId Builder::pad(ValueId x, const std::vector<int64_t>& before,
                      const std::vector<int64_t>& after, Scalar value) {
   const TensorType& t = type(x);
   int r = t.shape.rank();
-  require(static_cast<int>(before.size()) == r && static_cast<int>(after.size()) == r, "pad",
-          absl::StrCat("expected ", r, " pad pairs for ", t.shape.to_string()));
+  EMBER_REQUIRE(static_cast<int>(before.size()) == r && static_cast<int>(after.size()) == r, "pad",
+                absl::StrCat("expected ", r, " pad pairs for ", t.shape.to_string()));
   Shape s = t.shape;
   for (int d = 0; d < r; ++d) {
-    require(before[d] >= 0 && after[d] >= 0, "pad", "negative padding");
+    EMBER_REQUIRE(before[d] >= 0 && after[d] >= 0, "pad", "negative padding");
     s[d] += before[d] + after[d];
   }
   return add(OpKind::Pad, {x}, {t.dtype, s}, PadAttrs{before, after, value});
 }
 
 ValueId Builder::concat(const std::vector<ValueId>& xs, int axis) {
-  require(!xs.empty(), "cat", "needs at least one tensor");
+  EMBER_REQUIRE(!xs.empty(), "cat", "needs at least one tensor");
   const TensorType& t0 = type(xs[0]);
-  require(axis >= 0 && axis < t0.shape.rank(), "cat",
-          absl::StrCat("dim ", axis, " out of range for ", t0.shape.to_string()));
+  EMBER_REQUIRE(axis >= 0 && axis < t0.shape.rank(), "cat",
+                absl::StrCat("dim ", axis, " out of range for ", t0.shape.to_string()));
   Shape s = t0.shape;
   s[axis] = 0;
   for (ValueId x : xs) {
     const TensorType& t = type(x);
     bool ok = t.dtype == t0.dtype && t.shape.rank() == t0.shape.rank();
     for (int d = 0; ok && d < t.shape.rank(); ++d) ok = d == axis || t.shape[d] == t0.shape[d];
-    require(ok, "cat",
-            absl::StrCat("tensors ", t0.to_string(), " and ", t.to_string(),
-                         " do not match outside dim ", axis));
+    EMBER_REQUIRE(ok, "cat",
+                  absl::StrCat("tensors ", t0.to_string(), " and ", t.to_string(),
+                               " do not match outside dim ", axis));
     s[axis] += t.shape[axis];
   }
   return add(OpKind::Concat, xs, {t0.dtype, s}, AxisAttrs{axis});
@@ -267,14 +273,14 @@ ValueId Builder::matmul(ValueId a, ValueId b) {
   const TensorType& tb = type(b);
   int r = ta.shape.rank();
   std::string shapes = absl::StrCat(ta.to_string(), " and ", tb.to_string());
-  require(r >= 2 && tb.shape.rank() == r, "matmul", "needs equal ranks >= 2, got " + shapes);
-  require(ta.dtype == tb.dtype && !is_bool(ta.dtype), "matmul",
-          "needs equal non-bool dtypes, got " + shapes);
-  require(ta.shape[r - 1] == tb.shape[r - 2], "matmul", "inner dims differ: " + shapes);
+  EMBER_REQUIRE(r >= 2 && tb.shape.rank() == r, "matmul", "needs equal ranks >= 2, got " + shapes);
+  EMBER_REQUIRE(ta.dtype == tb.dtype && !is_bool(ta.dtype), "matmul",
+                "needs equal non-bool dtypes, got " + shapes);
+  EMBER_REQUIRE(ta.shape[r - 1] == tb.shape[r - 2], "matmul", "inner dims differ: " + shapes);
   Shape s = ta.shape;
   for (int d = 0; d < r - 2; ++d) {
-    require(ta.shape[d] == tb.shape[d] || ta.shape[d] == 1 || tb.shape[d] == 1, "matmul",
-            "batch dims do not broadcast: " + shapes);
+    EMBER_REQUIRE(ta.shape[d] == tb.shape[d] || ta.shape[d] == 1 || tb.shape[d] == 1, "matmul",
+                  "batch dims do not broadcast: " + shapes);
     s[d] = ta.shape[d] == 1 ? tb.shape[d] : ta.shape[d];
   }
   s[r - 1] = tb.shape[r - 1];
@@ -285,12 +291,12 @@ ValueId Builder::gather(ValueId x, int axis, ValueId index) {
   const TensorType& t = type(x);
   const TensorType& ti = type(index);
   std::string shapes = absl::StrCat(t.to_string(), " with index ", ti.to_string());
-  require(is_int(ti.dtype), "gather", "index must be an int tensor: " + shapes);
-  require(ti.shape.rank() == t.shape.rank(), "gather", "ranks differ: " + shapes);
-  require(axis >= 0 && axis < t.shape.rank(), "gather", "dim out of range: " + shapes);
+  EMBER_REQUIRE(is_int(ti.dtype), "gather", "index must be an int tensor: " + shapes);
+  EMBER_REQUIRE(ti.shape.rank() == t.shape.rank(), "gather", "ranks differ: " + shapes);
+  EMBER_REQUIRE(axis >= 0 && axis < t.shape.rank(), "gather", "dim out of range: " + shapes);
   for (int d = 0; d < t.shape.rank(); ++d) {
-    require(d == axis || ti.shape[d] <= t.shape[d], "gather",
-            absl::StrCat("index dim ", d, " larger than the tensor's: ", shapes));
+    EMBER_REQUIRE(d == axis || ti.shape[d] <= t.shape[d], "gather",
+                  absl::StrCat("index dim ", d, " larger than the tensor's: ", shapes));
   }
   return add(OpKind::Gather, {x, index}, {t.dtype, ti.shape}, AxisAttrs{axis});
 }
@@ -301,24 +307,24 @@ ValueId Builder::scatter_add(ValueId x, int axis, ValueId index, ValueId values)
   const TensorType& tv = type(values);
   std::string shapes =
       absl::StrCat(t.to_string(), ", index ", ti.to_string(), ", values ", tv.to_string());
-  require(is_int(ti.dtype), "scatter", "index must be an int tensor: " + shapes);
-  require(tv.dtype == t.dtype, "scatter", "value dtype differs: " + shapes);
-  require(!is_bool(t.dtype), "scatter", "not supported for bool tensors");
-  require(ti.shape == tv.shape, "scatter", "index and values shapes differ: " + shapes);
-  require(ti.shape.rank() == t.shape.rank(), "scatter", "ranks differ: " + shapes);
-  require(axis >= 0 && axis < t.shape.rank(), "scatter", "dim out of range: " + shapes);
+  EMBER_REQUIRE(is_int(ti.dtype), "scatter", "index must be an int tensor: " + shapes);
+  EMBER_REQUIRE(tv.dtype == t.dtype, "scatter", "value dtype differs: " + shapes);
+  EMBER_REQUIRE(!is_bool(t.dtype), "scatter", "not supported for bool tensors");
+  EMBER_REQUIRE(ti.shape == tv.shape, "scatter", "index and values shapes differ: " + shapes);
+  EMBER_REQUIRE(ti.shape.rank() == t.shape.rank(), "scatter", "ranks differ: " + shapes);
+  EMBER_REQUIRE(axis >= 0 && axis < t.shape.rank(), "scatter", "dim out of range: " + shapes);
   for (int d = 0; d < t.shape.rank(); ++d) {
-    require(d == axis || ti.shape[d] <= t.shape[d], "scatter",
-            absl::StrCat("index dim ", d, " larger than the tensor's: ", shapes));
+    EMBER_REQUIRE(d == axis || ti.shape[d] <= t.shape[d], "scatter",
+                  absl::StrCat("index dim ", d, " larger than the tensor's: ", shapes));
   }
   return add(OpKind::ScatterAdd, {x, index, values}, t, AxisAttrs{axis});
 }
 
 ValueId Builder::sort(ValueId x, int axis, bool descending, bool indices, DType index_dtype) {
   const TensorType& t = type(x);
-  require(axis >= 0 && axis < t.shape.rank(), "sort",
-          absl::StrCat("dim ", axis, " out of range for ", t.shape.to_string()));
-  require(!is_bool(t.dtype), "sort", "not supported for bool tensors");
+  EMBER_REQUIRE(axis >= 0 && axis < t.shape.rank(), "sort",
+                absl::StrCat("dim ", axis, " out of range for ", t.shape.to_string()));
+  EMBER_REQUIRE(!is_bool(t.dtype), "sort", "not supported for bool tensors");
   TensorType out{indices ? index_dtype : t.dtype, t.shape};
   return add(OpKind::Sort, {x}, out, SortAttrs{axis, descending, indices});
 }
