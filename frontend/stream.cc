@@ -158,8 +158,17 @@ void Stream::flush_locked() {
     }
   }
   if (!live.empty()) {
-    ir::Graph g = graph_.prune(outputs);
-    auto results = jit::execute(g, outputs, inputs_, backend_for(device_));
+    // When every pending node is needed (a chain of ops), the graph moves instead of being
+    // copied node by node; it moves back if execution throws, so pending values stay intact.
+    const bool whole = graph_.all_needed_by(outputs);
+    ir::Graph g = whole ? std::move(graph_) : graph_.prune(outputs);
+    std::vector<jit::Outcome> results;
+    try {
+      results = jit::execute(g, outputs, inputs_, backend_for(device_));
+    } catch (...) {
+      if (whole) graph_ = std::move(g);
+      throw;
+    }
     for (size_t i = 0; i < live.size(); ++i) {
       live[i]->array = std::move(results[i].array);
       live[i]->error = std::move(results[i].error);

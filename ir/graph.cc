@@ -1,5 +1,7 @@
 #include "ir/graph.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
@@ -10,13 +12,28 @@ ValueId Graph::add(Node node) {
   return static_cast<ValueId>(nodes_.size() - 1);
 }
 
-Graph Graph::prune(std::vector<ValueId>& outputs, std::vector<ValueId>* old_to_new) const {
-  std::vector<char> live(nodes_.size(), 0);
+namespace {
+
+// Per node: whether `outputs` depend on it (or are it).
+std::vector<char> live_nodes(const std::vector<Node>& nodes, const std::vector<ValueId>& outputs) {
+  std::vector<char> live(nodes.size(), 0);
   for (ValueId o : outputs) live[o] = 1;
-  for (int i = size() - 1; i >= 0; --i) {
+  for (int i = static_cast<int>(nodes.size()) - 1; i >= 0; --i) {
     if (!live[i]) continue;
-    for (ValueId in : nodes_[i].inputs) live[in] = 1;
+    for (ValueId in : nodes[i].inputs) live[in] = 1;
   }
+  return live;
+}
+
+}  // namespace
+
+bool Graph::all_needed_by(const std::vector<ValueId>& outputs) const {
+  std::vector<char> live = live_nodes(nodes_, outputs);
+  return std::all_of(live.begin(), live.end(), [](char l) { return l != 0; });
+}
+
+Graph Graph::prune(std::vector<ValueId>& outputs, std::vector<ValueId>* old_to_new) const {
+  std::vector<char> live = live_nodes(nodes_, outputs);
   std::vector<ValueId> remap(nodes_.size(), -1);
   Graph out;
   for (int i = 0; i < size(); ++i) {

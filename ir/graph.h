@@ -41,6 +41,8 @@ class Graph {
   // Returns the new graph and rewrites `outputs` to the new ids; `old_to_new` (if given)
   // receives the mapping, -1 for dropped nodes.
   Graph prune(std::vector<ValueId>& outputs, std::vector<ValueId>* old_to_new = nullptr) const;
+  // Whether every node is one of `outputs` or something they depend on (prune would keep all).
+  bool all_needed_by(const std::vector<ValueId>& outputs) const;
 
  private:
   std::vector<Node> nodes_;
