@@ -301,7 +301,7 @@ std::vector<LoweredKernel> lowered_kernels(const ir::Graph& g, const Plan& plan,
       for (const LoweredKernel& c : cached.lowered) out.push_back(launch_copy(c));
       for (LoweredKernel& lk : out) {
         for (const ScalarPatch& p : lk.scalar_patches) {
-          std::vector<uint32_t> words = scalar_field_words(g.node(p.node), p.field);
+          ScalarWords words = scalar_field_words(g.node(p.node), p.field);
           std::copy(words.begin(), words.end(), lk.params.begin() + p.slot);
         }
       }

@@ -344,7 +344,7 @@ namespace {
 
 // The scalar rounded to t exactly as the CPU backend stores it, then carried as bits: one word,
 // two (low first) for 64-bit types.
-std::vector<uint32_t> scalar_words(ir::Scalar s, DType t) {
+ScalarWords scalar_words(ir::Scalar s, DType t) {
   double d = s.as_double();
   int64_t i = s.is_int ? s.as_int() : static_cast<int64_t>(d);
   switch (t) {
@@ -361,32 +361,32 @@ std::vector<uint32_t> scalar_words(ir::Scalar s, DType t) {
       }
       uint32_t bits;
       std::memcpy(&bits, &f, 4);
-      return {bits};
+      return {{bits, 0}, 1};
     }
     case DType::F64: {
       uint64_t bits;
       std::memcpy(&bits, &d, 8);
-      return {static_cast<uint32_t>(bits), static_cast<uint32_t>(bits >> 32)};
+      return {{static_cast<uint32_t>(bits), static_cast<uint32_t>(bits >> 32)}, 2};
     }
     case DType::I64:
-      return {static_cast<uint32_t>(i), static_cast<uint32_t>(static_cast<uint64_t>(i) >> 32)};
+      return {{static_cast<uint32_t>(i), static_cast<uint32_t>(static_cast<uint64_t>(i) >> 32)}, 2};
     case DType::I32:
-      return {static_cast<uint32_t>(i)};
+      return {{static_cast<uint32_t>(i), 0}, 1};
     case DType::U8:
-      return {static_cast<uint32_t>(i & 0xff)};
+      return {{static_cast<uint32_t>(i & 0xff), 0}, 1};
     case DType::Bool:
-      return {(s.is_int ? i != 0 : d != 0) ? 1u : 0u};
+      return {{(s.is_int ? i != 0 : d != 0) ? 1u : 0u, 0}, 1};
   }
-  return {0};
+  return {};
 }
 
-std::vector<uint32_t> split_u64(uint64_t v) {
-  return {static_cast<uint32_t>(v), static_cast<uint32_t>(v >> 32)};
+ScalarWords split_u64(uint64_t v) {
+  return {{static_cast<uint32_t>(v), static_cast<uint32_t>(v >> 32)}, 2};
 }
 
 }  // namespace
 
-std::vector<uint32_t> scalar_field_words(const ir::Node& n, ScalarField field) {
+ScalarWords scalar_field_words(const ir::Node& n, ScalarField field) {
   switch (field) {
     case ScalarField::FullValue:
       return scalar_words(n.get<ir::FullAttrs>().value, n.type.dtype);
@@ -411,7 +411,7 @@ int Emitter::patched_param_u(const std::string& key, uint32_t value, ValueId v, 
 }
 
 int Emitter::scalar_param(ir::Scalar s, DType t, const std::string& key, ValueId v, ScalarField f) {
-  std::vector<uint32_t> w = scalar_words(s, t);
+  ScalarWords w = scalar_words(s, t);
   bool wide = w.size() == 2;
   int p = patched_param_u(wide ? key + ":lo" : key, w[0], v, f);
   if (wide) param_u(key + ":hi", w[1]);

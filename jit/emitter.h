@@ -58,8 +58,19 @@ struct ScalarPatch {
   ScalarField field;
 };
 
-// The parameter words of `field` of node `n` (one or two), as kernels read them.
-std::vector<uint32_t> scalar_field_words(const ir::Node& n, ScalarField field);
+// One scalar's parameter words (one, or two for 64-bit values): a value type, since a cached
+// plan's reuse rewrites every scalar of every flush.
+struct ScalarWords {
+  uint32_t w[2] = {0, 0};
+  int n = 1;
+  const uint32_t* begin() const { return w; }
+  const uint32_t* end() const { return w + n; }
+  size_t size() const { return static_cast<size_t>(n); }
+  uint32_t operator[](size_t i) const { return w[i]; }
+};
+
+// The parameter words of `field` of node `n`, as kernels read them.
+ScalarWords scalar_field_words(const ir::Node& n, ScalarField field);
 
 class Emitter {
  public:
