@@ -14,21 +14,7 @@
 namespace ember {
 namespace {
 
-class AutotuneMatmul : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("ember-autotune-test-" + std::to_string(::getpid()));
-    std::filesystem::remove_all(dir_);
-    setenv("EMBER_CACHE_DIR", dir_.c_str(), 1);
-  }
-  void TearDown() override {
-    unsetenv("EMBER_AUTOTUNE");
-    unsetenv("EMBER_CACHE_DIR");
-    std::filesystem::remove_all(dir_);
-  }
-  std::filesystem::path dir_;
-};
+class AutotuneMatmul : public testing::AutotuneTest {};
 
 // The key a [m, k] x [k, n] f32 matmul gets on the GPU device.
 std::string key_for(int64_t m, int64_t k, int64_t n) {

@@ -2,8 +2,6 @@
 // the space computes the same rows (register-cached, uncached and strided); with
 // EMBER_AUTOTUNE=on a new key is tuned and stored with every candidate; with =cached a stored
 // winner is used as is; keys anchor sizes and keep the layout apart.
-#include <unistd.h>
-
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -17,22 +15,7 @@
 namespace ember {
 namespace {
 
-class AutotuneRow : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("ember-autotune-row-test-" + std::to_string(::getpid()));
-    std::filesystem::remove_all(dir_);
-    setenv("EMBER_CACHE_DIR", dir_.c_str(), 1);
-  }
-  void TearDown() override {
-    unsetenv("EMBER_AUTOTUNE");
-    unsetenv("EMBER_ROW_WORKGROUP");
-    unsetenv("EMBER_CACHE_DIR");
-    std::filesystem::remove_all(dir_);
-  }
-  std::filesystem::path dir_;
-};
+class AutotuneRow : public testing::AutotuneTest {};
 
 // Softmax over rows of `len` and an arg-max and a mean over the other axis (strided rows).
 std::vector<RawTensor> row_program(const Device& dev, int64_t rows, int64_t len) {

@@ -3,9 +3,11 @@
 // running one program on two devices, and comparing their outputs.
 #include <ember/ember.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <functional>
 #include <random>
 #include <string>
@@ -74,5 +76,23 @@ inline void expect_same_fused_and_unfused(const Program& p, double rtol = 1e-4,
   expect_same(p, dev, rtol, atol);
   jit::set_fusion_override(-1);
 }
+
+// Autotune tests: a fresh cache directory (kernels and the autotune database) per test, and
+// the autotune switches unset afterwards.
+class AutotuneTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("ember-autotune-test-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir_);
+    setenv("EMBER_CACHE_DIR", dir_.c_str(), 1);
+  }
+  void TearDown() override {
+    for (const char* name : {"EMBER_AUTOTUNE", "EMBER_ROW_WORKGROUP", "EMBER_CACHE_DIR"})
+      unsetenv(name);
+    std::filesystem::remove_all(dir_);
+  }
+  std::filesystem::path dir_;
+};
 
 }  // namespace ember::testing
