@@ -41,5 +41,27 @@ TEST(Hash, KeepsBroadcastPatternDtypeEqualityAndOutputs) {
   EXPECT_NE(base, structural_hash(axpy({2, 3}, {1, 3}), {3, 4}));  // outputs
 }
 
+// Inputs of `distinct` different sizes, then one of size `last`: whether `last` repeats an
+// earlier size is structure, however many sizes came before it.
+Graph many_sizes(int distinct, int64_t last) {
+  Graph g;
+  Builder b(g);
+  for (int i = 0; i < distinct; ++i) b.input(i, {DType::F32, {100 + i}});
+  b.input(distinct, {DType::F32, {last}});
+  return g;
+}
+
+TEST(Hash, KeepsEqualityAmongManyDistinctSizes) {
+  for (int distinct : {3, 40, 80}) {
+    std::vector<ValueId> outs{distinct};
+    uint64_t fresh = structural_hash(many_sizes(distinct, 5000), outs);
+    EXPECT_EQ(fresh, structural_hash(many_sizes(distinct, 7000), outs)) << distinct;
+    for (int p = 0; p < distinct; ++p) {
+      EXPECT_NE(fresh, structural_hash(many_sizes(distinct, 100 + p), outs))
+          << distinct << " sizes, repeating the one at " << p;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ember::ir
