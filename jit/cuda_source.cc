@@ -239,7 +239,7 @@ __device__ __forceinline__ void mma_tile(const void* A, uint a_off, uint a_ld, c
   }
   // TF32 fragments of 64 x 64 warp tiles do not fit twice in registers: one buffer, each
   // k-step loading its own fragments, the k-tile's wait at its start (TF32 4096 ran 7% slower
-  // in the prefetching order, with its extra live registers: run 33).
+  // in the prefetching order, with its extra live registers: run 33 against run 34).
   constexpr int NB = KIND == 2 && MI * NI >= 32 ? 1 : 2;
   uint af[NB][MI][4], bf[NB][NI][2];
   if (NB == 2) {

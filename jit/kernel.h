@@ -76,17 +76,24 @@ enum class SOp : uint8_t {
 // (warps_n * frags_n * 8) outputs, accumulated in f32 over K through a `stages`-deep pipeline of
 // k-tiles (`row_bytes` of k per row) staged in shared memory. Operand A is read K-major (k
 // contiguous in memory) or M-major, B K-major or N-major. Packed into Stmt::code.
-struct MmaShape {
-  enum Kind : uint8_t { F16 = 0, BF16 = 1, TF32 = 2 };
-  Kind kind = BF16;
-  bool a_kmajor = true, b_kmajor = false;
-  int warps_m = 2, warps_n = 4, frags_m = 4, frags_n = 4, stages = 3;
-  int row_bytes = 64;  // bytes of k per staged row of a K-major operand: 64 or 128
+// A tensor-core block tile's geometry: warps along M and N, 16-row and 8-column mma fragments
+// per warp along M and N, pipeline stages, and bytes of k per staged row of a K-major operand
+// (64 or 128).
+struct MmaTile {
+  int warps_m = 2, warps_n = 4, frags_m = 4, frags_n = 4, stages = 3, row_bytes = 64;
 
   int block_m() const { return warps_m * frags_m * 16; }
   int block_n() const { return warps_n * frags_n * 8; }
   int threads() const { return warps_m * warps_n * 32; }
   int accumulators() const { return frags_m * frags_n * 4; }  // per thread
+};
+
+// A tile with what the operands decide: the element kind and which operands are K-major.
+struct MmaShape : MmaTile {
+  enum Kind : uint8_t { F16 = 0, BF16 = 1, TF32 = 2 };
+  Kind kind = BF16;
+  bool a_kmajor = true, b_kmajor = false;
+
   int element_bytes() const { return kind == TF32 ? 4 : 2; }
   int shared_bytes() const { return stages * (block_m() + block_n()) * row_bytes; }
   int pack() const {

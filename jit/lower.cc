@@ -66,7 +66,7 @@ int mma_tile_heuristic(int64_t m, int64_t n, int64_t batch) {
   constexpr int64_t kMinTiles = 128;
   for (int id : {6, 1}) {
     const MmaTile& t = kMmaTiles[id - 1];
-    int64_t bm = t.warps_m * t.frags_m * 16, bn = t.warps_n * t.frags_n * 8;
+    int64_t bm = t.block_m(), bn = t.block_n();
     if (batch * ((m + bm - 1) / bm) * ((n + bn - 1) / bn) >= kMinTiles) return id;
   }
   return 5;
@@ -498,13 +498,7 @@ bool lower_matmul_mma(const ir::Graph& g, const Plan& plan, const Emitter::Layou
   ValueId a = g.node(mm).inputs[0], b = g.node(mm).inputs[1];
   DType dt = g.type(mm).dtype;
   MmaShape shape;
-  const MmaTile& tile_cfg = kMmaTiles[kp.mma - 1];
-  shape.warps_m = tile_cfg.warps_m;
-  shape.warps_n = tile_cfg.warps_n;
-  shape.frags_m = tile_cfg.frags_m;
-  shape.frags_n = tile_cfg.frags_n;
-  shape.stages = tile_cfg.stages;
-  shape.row_bytes = tile_cfg.row_bytes;
+  static_cast<MmaTile&>(shape) = kMmaTiles[kp.mma - 1];
   if (dt == DType::F16) {
     shape.kind = MmaShape::F16;
   } else if (dt == DType::BF16) {

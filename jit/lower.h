@@ -32,12 +32,9 @@ int row_cache_steps(int64_t row_length, int workgroup);
 // with `batch` matrices: a specialisation, so the plan cache keys on it.
 int matmul_block(int64_t m, int64_t n, int64_t batch);
 
-// The tensor-core template's tiles (8 warps each): warps along M and N, 16-row and 8-column
-// mma fragments per warp along M and N, pipeline stages. KernelPlan::mma is 1 + an index here.
-// k-tile: 64 or 128 bytes of k per stage (32 or 64 f16/bf16 elements, 16 or 32 f32).
-struct MmaTile {
-  int warps_m, warps_n, frags_m, frags_n, stages, row_bytes;
-};
+// The tensor-core template's tiles (8 warps each; MmaTile in jit/kernel.h). KernelPlan::mma
+// is 1 + an index here. k-tile: 64 or 128 bytes of k per stage (32 or 64 f16/bf16 elements,
+// 16 or 32 f32).
 inline constexpr MmaTile kMmaTiles[] = {
     {2, 4, 4, 4, 3, 64},   // 128 x 128, 64 x 32 per warp
     {2, 4, 4, 8, 3, 64},   // 128 x 256, 64 x 64 per warp

@@ -35,8 +35,7 @@ int heuristic_block(const runtime::Backend& backend, const Problem& p) {
 std::string variant_name(bool mma, int v) {
   if (!mma) return absl::StrCat("block=", v);
   const MmaTile& t = kMmaTiles[v - 1];
-  return absl::StrCat("tile=", t.warps_m * t.frags_m * 16, "x", t.warps_n * t.frags_n * 8, "k",
-                      t.row_bytes, "Bs", t.stages);
+  return absl::StrCat("tile=", t.block_m(), "x", t.block_n(), "k", t.row_bytes, "Bs", t.stages);
 }
 
 int parse_variant(bool mma, const std::string& config) {

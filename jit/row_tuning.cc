@@ -21,14 +21,18 @@ int workgroup_of(const std::string& config) {
   return 0;
 }
 
-}  // namespace
-
-bool tunes_rows(const runtime::Backend& backend) {
-  return backend.kind() != runtime::DeviceKind::Vulkan || backend.runs_on_cpu();
+std::vector<ir::ValueId> reductions_of(const ir::Graph& g) {
+  std::vector<ir::ValueId> out;
+  for (ir::ValueId v = 0; v < g.size(); ++v) {
+    if (g.node(v).op == ir::OpKind::Reduce) out.push_back(v);
+  }
+  return out;
 }
 
-autotune::TuneKey row_tune_key(const ir::Graph& g, ir::ValueId reduce,
-                               const runtime::Backend& backend) {
+// row_tune_key, given the graph's reductions (a flush lists them once for all its keys).
+autotune::TuneKey row_key(const ir::Graph& g, ir::ValueId reduce,
+                          const std::vector<ir::ValueId>& reductions,
+                          const runtime::Backend& backend) {
   const ir::Node& n = g.node(reduce);
   const TensorType& in = g.type(n.inputs[0]);
   int axis = n.get<ir::ReduceAttrs>().axis;
@@ -37,17 +41,26 @@ autotune::TuneKey row_tune_key(const ir::Graph& g, ir::ValueId reduce,
   // The reductions over rows of this shape, in order (softmax: max+sum, layer norm: sum+sum):
   // a row kernel holds them all, and the best workgroup differs between such programs.
   std::string fns;
-  for (ir::ValueId v = 0; v < g.size(); ++v) {
+  for (ir::ValueId v : reductions) {
     const ir::Node& m = g.node(v);
-    if (m.op != ir::OpKind::Reduce || m.get<ir::ReduceAttrs>().axis != axis ||
-        g.type(m.inputs[0]).shape != in.shape)
-      continue;
+    if (m.get<ir::ReduceAttrs>().axis != axis || g.type(m.inputs[0]).shape != in.shape) continue;
     absl::StrAppend(&fns, fns.empty() ? "" : "+", ir::reduce_name(m.get<ir::ReduceAttrs>().fn));
   }
   return {"row",
           backend.fingerprint(),
           {rows, len},
           {dtype_name(in.dtype), axis == in.shape.rank() - 1 ? "last" : "strided", fns}};
+}
+
+}  // namespace
+
+bool tunes_rows(const runtime::Backend& backend) {
+  return backend.kind() != runtime::DeviceKind::Vulkan || backend.runs_on_cpu();
+}
+
+autotune::TuneKey row_tune_key(const ir::Graph& g, ir::ValueId reduce,
+                               const runtime::Backend& backend) {
+  return row_key(g, reduce, reductions_of(g), backend);
 }
 
 std::vector<RowChoice> choose_row_workgroups(const ir::Graph& g, const runtime::Backend& backend) {
@@ -57,14 +70,14 @@ std::vector<RowChoice> choose_row_workgroups(const ir::Graph& g, const runtime::
                      std::vector<int>(std::begin(kRowWorkgroups), std::end(kRowWorkgroups)));
   autotune::Mode mode = autotune::mode(!backend.runs_on_cpu());
   if (mode == autotune::Mode::on && !tunes_rows(backend)) mode = autotune::Mode::cached;
-  for (ir::ValueId v = 0; v < g.size(); ++v) {
-    if (g.node(v).op != ir::OpKind::Reduce) continue;
+  const std::vector<ir::ValueId> reductions = reductions_of(g);
+  for (ir::ValueId v : reductions) {
     RowChoice& c = choices[v];
     if (forced > 0 || mode == autotune::Mode::off) {
       c.workgroup = forced > 0 ? forced : kRowWorkgroupDefault;
       continue;
     }
-    std::string key = row_tune_key(g, v, backend).to_string();
+    std::string key = row_key(g, v, reductions, backend).to_string();
     c.workgroup = workgroup_of(cached_winner(key));
     if (c.workgroup > 0) continue;
     c.workgroup = kRowWorkgroupDefault;
