@@ -78,9 +78,12 @@ enum class SOp : uint8_t {
 // contiguous in memory) or M-major, B K-major or N-major. Packed into Stmt::code.
 // A tensor-core block tile's geometry: warps along M and N, 16-row and 8-column mma fragments
 // per warp along M and N, pipeline stages, and bytes of k per staged row of a K-major operand
-// (64 or 128).
+// (64 or 128). `wgmma` tiles (Hopper, f16/bf16, K-major A) issue warpgroup instructions
+// (wgmma.mma_async) instead of per-warp mma.sync: they have warps_n = 1 and frags_m = 1, so each
+// warp still owns 16 rows by the whole block width and the accumulator layout is the same.
 struct MmaTile {
   int warps_m = 2, warps_n = 4, frags_m = 4, frags_n = 4, stages = 3, row_bytes = 64;
+  bool wgmma = false;
 
   int block_m() const { return warps_m * frags_m * 16; }
   int block_n() const { return warps_n * frags_n * 8; }
@@ -95,10 +98,13 @@ struct MmaShape : MmaTile {
   bool a_kmajor = true, b_kmajor = false;
 
   int element_bytes() const { return kind == TF32 ? 4 : 2; }
-  int shared_bytes() const { return stages * (block_m() + block_n()) * row_bytes; }
+  // wgmma tiles add 1 KiB so that the stages can start on a swizzle atom (1024-byte) boundary.
+  int shared_bytes() const {
+    return stages * (block_m() + block_n()) * row_bytes + (wgmma ? 1024 : 0);
+  }
   int pack() const {
     return kind | a_kmajor << 2 | b_kmajor << 3 | warps_m << 4 | warps_n << 8 | frags_m << 12 |
-           frags_n << 16 | stages << 20 | (row_bytes == 128) << 24;
+           frags_n << 16 | stages << 22 | (row_bytes == 128) << 26 | wgmma << 27;
   }
   static MmaShape unpack(int c) {
     MmaShape s;
@@ -108,9 +114,10 @@ struct MmaShape : MmaTile {
     s.warps_m = c >> 4 & 15;
     s.warps_n = c >> 8 & 15;
     s.frags_m = c >> 12 & 15;
-    s.frags_n = c >> 16 & 15;
-    s.stages = c >> 20 & 15;
-    s.row_bytes = c >> 24 & 1 ? 128 : 64;
+    s.frags_n = c >> 16 & 63;
+    s.stages = c >> 22 & 15;
+    s.row_bytes = c >> 26 & 1 ? 128 : 64;
+    s.wgmma = c >> 27 & 1;
     return s;
   }
 };

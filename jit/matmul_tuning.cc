@@ -35,7 +35,8 @@ int heuristic_block(const runtime::Backend& backend, const Problem& p) {
 std::string variant_name(bool mma, int v) {
   if (!mma) return absl::StrCat("block=", v);
   const MmaTile& t = kMmaTiles[v - 1];
-  return absl::StrCat("tile=", t.block_m(), "x", t.block_n(), "k", t.row_bytes, "Bs", t.stages);
+  return absl::StrCat("tile=", t.block_m(), "x", t.block_n(), "k", t.row_bytes, "Bs", t.stages,
+                      t.wgmma ? "wg" : "");
 }
 
 int parse_variant(bool mma, const std::string& config) {
@@ -65,8 +66,24 @@ bool has_tensor_cores(const runtime::Backend& backend) {
   return arch.rfind("sm_", 0) == 0 && absl::SimpleAtoi(arch.substr(3, 2), &sm) && sm >= 80;
 }
 
-int heuristic_variant(const runtime::Backend& backend, const Problem& p, bool mma) {
-  return mma ? mma_tile_heuristic(p.m, p.n, p.batch) : heuristic_block(backend, p);
+// Warpgroup mma (wgmma) exists on sm_90a only (Blackwell has other instructions), for
+// f16/bf16 here.
+bool wgmma_allowed(const ir::Graph& g, ir::ValueId mm, const runtime::Backend& backend) {
+  DType t = g.type(mm).dtype;
+  return backend.target() == "sm_90a" && (t == DType::F16 || t == DType::BF16);
+}
+
+int heuristic_variant(const runtime::Backend& backend, const Problem& p, bool mma, bool wgmma) {
+  return mma ? mma_tile_heuristic(p.m, p.n, p.batch, wgmma) : heuristic_block(backend, p);
+}
+
+// The tensor-core tiles `mm` may run: the wgmma ones only where the device and dtype allow.
+std::vector<int> usable_tiles(bool wgmma) {
+  std::vector<int> tiles;
+  for (int i = 1; i <= kMmaTileCount; ++i) {
+    if (wgmma || !kMmaTiles[i - 1].wgmma) tiles.push_back(i);
+  }
+  return tiles;
 }
 
 }  // namespace
@@ -94,8 +111,7 @@ std::vector<MatmulChoice> choose_matmul_blocks(const ir::Graph& g,
   // EMBER_MATMUL_BLOCK=1|2|4|8 forces a block, EMBER_MMA_TILE=1..N a tensor-core tile.
   const int forced_block = forced_variant(
       "EMBER_MATMUL_BLOCK", std::vector<int>(std::begin(kMatmulBlocks), std::end(kMatmulBlocks)));
-  std::vector<int> tiles(kMmaTileCount);
-  for (int i = 0; i < kMmaTileCount; ++i) tiles[i] = i + 1;
+  std::vector<int> tiles = usable_tiles(true);
   const int forced_tile = forced_variant("EMBER_MMA_TILE", tiles);
   autotune::Mode mode = autotune::mode(!backend.runs_on_cpu());
   for (ir::ValueId v = 0; v < g.size(); ++v) {
@@ -103,17 +119,19 @@ std::vector<MatmulChoice> choose_matmul_blocks(const ir::Graph& g,
     MatmulChoice& c = choices[v];
     Problem p = problem_of(g, v);
     bool mma = wants_mma(g, v, backend);
+    bool wgmma = wgmma_allowed(g, v, backend);
     c.block = forced_block > 0 ? forced_block : heuristic_block(backend, p);
     int forced_variant = mma ? forced_tile : forced_block;
+    if (mma && forced_variant > 0 && !wgmma) forced_variant = mma_sync_tile(forced_variant);
     int& variant = mma ? c.mma : c.block;
     if (forced_variant > 0 || mode == autotune::Mode::off) {
-      variant = forced_variant > 0 ? forced_variant : heuristic_variant(backend, p, mma);
+      variant = forced_variant > 0 ? forced_variant : heuristic_variant(backend, p, mma, wgmma);
       continue;
     }
     std::string key = matmul_tune_key(g, v, backend).to_string();
     variant = cached_variant(key, mma);
     if (variant > 0) continue;
-    variant = heuristic_variant(backend, p, mma);
+    variant = heuristic_variant(backend, p, mma, wgmma);
     if (mode == autotune::Mode::on) c.tune_key = std::move(key);
   }
   return choices;
@@ -123,12 +141,13 @@ int tune_matmul(const ir::Graph& g, ir::ValueId mm, const runtime::Backend& back
                 const std::function<double(int)>& time_variant) {
   std::string key = matmul_tune_key(g, mm, backend).to_string();
   std::vector<std::string> configs;
+  const bool wgmma = wgmma_allowed(g, mm, backend);
   if (mma) {
-    for (int i = 1; i <= kMmaTileCount; ++i) configs.push_back(variant_name(true, i));
+    for (int i : usable_tiles(wgmma)) configs.push_back(variant_name(true, i));
   } else {
     for (int r : kMatmulBlocks) configs.push_back(variant_name(false, r));
   }
-  const int heuristic = heuristic_variant(backend, problem_of(g, mm), mma);
+  const int heuristic = heuristic_variant(backend, problem_of(g, mm), mma, wgmma);
   std::string config =
       tune_and_record(key, mma ? "matmul_mma" : "matmul", configs, variant_name(mma, heuristic),
                       [&](const std::string& c) { return time_variant(parse_variant(mma, c)); });

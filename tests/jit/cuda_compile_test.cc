@@ -250,6 +250,44 @@ TEST(CudaCompile, TensorCoreMatmulsCompileWithNvrtc) {
       EXPECT_NO_THROW(runtime::cuda::nvrtc_compile(source, lk.desc.name, "sm_90a", false));
     }
   }
+}
+
+// The wgmma tiles (Hopper warpgroup mma) compile in f16 and bf16 with a K-major A and either B;
+// where they cannot run (TF32, an M-major A) the lowering takes a mma.sync tile instead.
+TEST(CudaCompile, WgmmaTilesCompileOrFallBack) {
+  if (runtime::cuda::nvrtc_version() == "none") GTEST_SKIP() << "NVRTC unavailable";
+  int wgmma = 0;
+  for (int tile = 1; tile <= kMmaTileCount; ++tile) {
+    if (!kMmaTiles[tile - 1].wgmma) continue;
+    for (DType t : {DType::F16, DType::BF16, DType::F32}) {
+      for (int layout = 0; layout < 3; ++layout) {  // A B, A B^T, A^T B
+        ir::Graph g;
+        Builder b(g);
+        ValueId a = layout == 2 ? b.permute(in(b, t, {72, 136}), {1, 0}) : in(b, t, {136, 72});
+        ValueId w = layout == 1 ? b.permute(in(b, t, {200, 72}), {1, 0}) : in(b, t, {72, 200});
+        ValueId y = b.unary(UnaryFn::Tanh, b.matmul(a, w));
+        const bool expect_wgmma = t != DType::F32 && layout != 2;
+        SCOPED_TRACE(absl::StrCat("tile ", tile, " ", dtype_name(t), " layout ", layout));
+        for (const LoweredKernel& lk : lower_with_mma(g, {y}, tile)) {
+          EXPECT_TRUE(lk.mma);
+          std::string source = render_cuda(lk.desc);
+          EXPECT_EQ(source.find("wgmma_tile<") != std::string::npos, expect_wgmma);
+          try {
+            EXPECT_GT(runtime::cuda::nvrtc_compile(source, lk.desc.name, "sm_90a", false).size(),
+                      100u);
+            wgmma += expect_wgmma;
+          } catch (const Error& e) {
+            ADD_FAILURE() << e.what();
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GE(wgmma, 4);
+}
+
+TEST(CudaCompile, UnalignedMatmulRowsFallBackToSimt) {
+  if (runtime::cuda::nvrtc_version() == "none") GTEST_SKIP() << "NVRTC unavailable";
   ir::Graph g;
   Builder b(g);
   ValueId mm = b.matmul(in(b, DType::BF16, {16, 33}), in(b, DType::BF16, {33, 16}));

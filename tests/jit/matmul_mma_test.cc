@@ -66,7 +66,8 @@ TEST_P(MatmulMma, EveryOperandLayoutAndBroadcastBatch) {
 INSTANTIATE_TEST_SUITE_P(HalfTypes, MatmulMma, ::testing::Values(DType::F16, DType::BF16),
                          [](const auto& info) { return std::string(dtype_name(info.param)); });
 
-// Every tile shape (forced through EMBER_MMA_TILE) on every operand layout, bf16 and TF32.
+// Every tile shape (forced through EMBER_MMA_TILE) on every operand layout, bf16 and TF32; the
+// wgmma tiles run a K-major A in bf16 and take a mma.sync tile for the rest.
 class MatmulMmaTiles : public ::testing::TestWithParam<int> {
  protected:
   void SetUp() override { setenv("EMBER_MMA_TILE", std::to_string(GetParam()).c_str(), 1); }
@@ -81,8 +82,9 @@ TEST_P(MatmulMmaTiles, EveryLayoutInBf16AndTf32) {
     SCOPED_TRACE(dtype_name(t));
     int64_t n = mma_launches_of(
         [t](const Device& dev) -> std::vector<RawTensor> {
-          auto a = Tensor<2>::from_data(testing::host_uniform({300, 136}, 91).convert(t), dev);
-          auto b = Tensor<2>::from_data(testing::host_uniform({136, 264}, 92).convert(t), dev);
+          // K = 520: nine k-tiles of 64 bf16 (the last partial) wrap every tile's stage ring.
+          auto a = Tensor<2>::from_data(testing::host_uniform({300, 520}, 91).convert(t), dev);
+          auto b = Tensor<2>::from_data(testing::host_uniform({520, 264}, 92).convert(t), dev);
           return {a.matmul(b).raw(), a.swap_dims(0, 1).matmul(a).raw(),
                   b.matmul(b.swap_dims(0, 1)).raw()};
         },

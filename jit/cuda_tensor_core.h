@@ -1,0 +1,19 @@
+#pragma once
+// The tensor-core parts of CUDA kernels: the mma.sync and wgmma block-tile templates that an
+// SOp::MmaTile statement calls, and the call itself.
+#include <string>
+#include <vector>
+
+#include "jit/kernel.h"
+
+namespace ember::jit {
+
+// Device code the kernel's MmaTile statements need (empty when it has none).
+std::string tensor_core_helpers(const KernelDesc& k);
+
+// The statement computing tile `m` into accumulator array `acc`: operands A and B (buffer
+// names) with the statement's rendered arguments (see Stmt::args).
+std::string tensor_core_call(const MmaShape& m, const std::string& a, const std::string& b,
+                             const std::vector<std::string>& args, const std::string& acc);
+
+}  // namespace ember::jit
