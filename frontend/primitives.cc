@@ -72,8 +72,19 @@ RawTensor scalar_like(const RawTensor& x, ir::Scalar s, DType dtype) {
 }
 
 RawTensor binary_scalar(ir::BinaryFn fn, const RawTensor& x, ir::Scalar s, bool scalar_first) {
-  RawTensor c = scalar_like(x, s, x.dtype());
-  return scalar_first ? binary(fn, c, x) : binary(fn, x, c);
+  const RawTensor* inputs[] = {&x};
+  if (detail::tracking(inputs)) {
+    // The tape differentiates the binary node against tensors it knows: the scalar is one.
+    RawTensor c = scalar_like(x, s, x.dtype());
+    return scalar_first ? binary(fn, c, x) : binary(fn, x, c);
+  }
+  // One recording for the scalar's node and the op (the scalar is no user-visible tensor):
+  // an eager-style step of scalar ops pays one stream lookup and one value per op.
+  return Stream::of(x.device()).record([&](Builder& b, auto&& bind) {
+    ir::ValueId xv = bind(x);
+    ir::ValueId c = b.full(Shape(std::vector<int64_t>(x.rank(), 1)), x.dtype(), s);
+    return scalar_first ? b.binary(fn, c, xv) : b.binary(fn, xv, c);
+  });
 }
 
 RawTensor where(const RawTensor& cond, const RawTensor& a, const RawTensor& c) {
