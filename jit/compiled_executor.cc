@@ -194,8 +194,8 @@ bool close_enough(const std::vector<float>& got, const std::vector<float>& want,
   return true;
 }
 
-// Candidates faster than this (ms) are timed over a burst of launches.
-constexpr double kBurstBelowMs = 2.0;
+// A candidate is timed over a burst of about this many ms (3 to 32 launches).
+constexpr double kBurstMs = 2.0;
 
 // The tunable variant of a planned kernel: a matmul's SIMT block or tensor-core tile, a row
 // kernel's workgroup size.
@@ -242,10 +242,11 @@ int tune_kernel(const ir::Graph& g, const Plan& plan, int k, const Emitter::Layo
     backend.launch(*kernel, l);
     backend.sync();
     double ms = backend.take_device_time_ns() / 1e6;
-    if (ms >= 0 && ms < kBurstBelowMs) {
-      // A short kernel timed alone reads the device's wake-up and submission as much as the
-      // kernel (Vulkan on an H100: 3-5x its steady time): time a burst back to back.
-      int reps = static_cast<int>(std::clamp(kBurstBelowMs / std::max(ms, 1e-3), 2.0, 32.0));
+    if (ms >= 0) {
+      // A kernel timed alone reads the device's wake-up and submission as much as the kernel
+      // (Vulkan on an H100: 3-5x its steady time, for long matmuls too, which then won or lost
+      // at random): the first launch only warms up, a burst back to back is timed.
+      int reps = static_cast<int>(std::clamp(kBurstMs / std::max(ms, 1e-3), 3.0, 32.0));
       for (int i = 0; i < reps; ++i) backend.launch(*kernel, l);
       backend.sync();
       ms = backend.take_device_time_ns() / 1e6 / reps;

@@ -54,6 +54,17 @@ autotune::TuneKey row_key(const ir::Graph& g, ir::ValueId reduce,
 
 }  // namespace
 
+int row_workgroup_heuristic(const ir::Graph& g, ir::ValueId reduce) {
+  const ir::Node& n = g.node(reduce);
+  const Shape& in = g.type(n.inputs[0]).shape;
+  int axis = n.get<ir::ReduceAttrs>().axis;
+  int64_t len = in[axis];
+  if (axis != in.rank() - 1 || len < 1024) return kRowWorkgroupDefault;
+  int wg = 128;
+  while (wg < 512 && static_cast<int64_t>(wg) * 8 < len) wg *= 2;
+  return wg;
+}
+
 bool tunes_rows(const runtime::Backend& backend) {
   return backend.kind() != runtime::DeviceKind::Vulkan || backend.runs_on_cpu();
 }
@@ -74,13 +85,13 @@ std::vector<RowChoice> choose_row_workgroups(const ir::Graph& g, const runtime::
   for (ir::ValueId v : reductions) {
     RowChoice& c = choices[v];
     if (forced > 0 || mode == autotune::Mode::off) {
-      c.workgroup = forced > 0 ? forced : kRowWorkgroupDefault;
+      c.workgroup = forced > 0 ? forced : row_workgroup_heuristic(g, v);
       continue;
     }
     std::string key = row_key(g, v, reductions, backend).to_string();
     c.workgroup = workgroup_of(cached_winner(key));
     if (c.workgroup > 0) continue;
-    c.workgroup = kRowWorkgroupDefault;
+    c.workgroup = row_workgroup_heuristic(g, v);
     if (mode == autotune::Mode::on) c.tune_key = std::move(key);
   }
   return choices;
@@ -90,11 +101,12 @@ int tune_row(const ir::Graph& g, ir::ValueId reduce, const runtime::Backend& bac
              const std::function<double(int)>& time_variant) {
   std::vector<std::string> configs;
   for (int wg : kRowWorkgroups) configs.push_back(config_of(wg));
+  const int heuristic = row_workgroup_heuristic(g, reduce);
   std::string winner = tune_and_record(
-      row_tune_key(g, reduce, backend).to_string(), "row", configs, config_of(kRowWorkgroupDefault),
+      row_tune_key(g, reduce, backend).to_string(), "row", configs, config_of(heuristic),
       [&](const std::string& c) { return time_variant(workgroup_of(c)); });
   int wg = workgroup_of(winner);
-  return wg > 0 ? wg : kRowWorkgroupDefault;
+  return wg > 0 ? wg : heuristic;
 }
 
 }  // namespace ember::jit

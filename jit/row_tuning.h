@@ -3,8 +3,8 @@
 // per workgroup, one workgroup per row. More threads split a row finer (fewer elements per
 // thread, fewer registers, a longer block reduction); fewer keep more rows in flight per SM.
 // Chosen like matmul variants (jit/matmul_tuning.h): forced by EMBER_ROW_WORKGROUP, else the
-// cached winner, else the heuristic (256); with EMBER_AUTOTUNE=on a key not in the cache is
-// tuned the first time a flush launches such a kernel.
+// cached winner, else the heuristic (row_workgroup_heuristic); with EMBER_AUTOTUNE=on a key not in
+// the cache is tuned the first time a flush launches such a kernel.
 #include <functional>
 #include <string>
 #include <vector>
@@ -27,6 +27,12 @@ struct RowChoice {
 // axis is the last (contiguous rows), and the graph's reductions over rows of that shape.
 autotune::TuneKey row_tune_key(const ir::Graph& g, ir::ValueId reduce,
                                const runtime::Backend& backend);
+
+// Threads per row when nothing is forced, stored or tuned: about eight elements per thread on
+// contiguous rows of 1024 or more (128 to 512 threads), else 256. H100 (run 45): Vulkan's
+// transformer_block ran 42.7 ms with 128-thread rows and 57.6 ms with 256, whose rows are 1024
+// long; CUDA's tuning picked 512 for the 4096-long rows of layernorm and softmax.
+int row_workgroup_heuristic(const ir::Graph& g, ir::ValueId reduce);
 
 // Whether row kernels are tuned on `backend` (under EMBER_AUTOTUNE=on). Not on GPU Vulkan
 // drivers: the H100's timed a row kernel launched alone at 3-5x its steady time (run 37; the
