@@ -29,9 +29,10 @@ autotune::TuneKey row_tune_key(const ir::Graph& g, ir::ValueId reduce,
                                const runtime::Backend& backend);
 
 // Threads per row when nothing is forced, stored or tuned: about eight elements per thread on
-// contiguous rows of 1024 or more (128 to 512 threads), else 256. H100 (run 45): Vulkan's
-// transformer_block ran 42.7 ms with 128-thread rows and 57.6 ms with 256, whose rows are 1024
-// long; CUDA's tuning picked 512 for the 4096-long rows of layernorm and softmax.
+// contiguous rows of 1024 or more (128 to 512 threads), 128 on strided rows that long, else 256.
+// H100 (run 45): Vulkan's transformer_block ran 42.7 ms with 128-thread rows and 57.6 ms with
+// 256, its rows being 1024 long; CUDA's tuning picked 512 for the 4096-long rows of layernorm
+// and softmax.
 int row_workgroup_heuristic(const ir::Graph& g, ir::ValueId reduce);
 
 // Whether row kernels are tuned on `backend` (under EMBER_AUTOTUNE=on). Not on GPU Vulkan
