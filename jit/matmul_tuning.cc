@@ -114,6 +114,7 @@ std::vector<MatmulChoice> choose_matmul_blocks(const ir::Graph& g,
   std::vector<int> tiles = usable_tiles(true);
   const int forced_tile = forced_variant("EMBER_MMA_TILE", tiles);
   autotune::Mode mode = autotune::mode(!backend.runs_on_cpu());
+  if (mode == autotune::Mode::on && !tunes_on(backend)) mode = autotune::Mode::cached;
   for (ir::ValueId v = 0; v < g.size(); ++v) {
     if (g.node(v).op != ir::OpKind::Matmul) continue;
     MatmulChoice& c = choices[v];

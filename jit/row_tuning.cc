@@ -68,10 +68,6 @@ int row_workgroup_heuristic(const ir::Graph& g, ir::ValueId reduce) {
   return wg;
 }
 
-bool tunes_rows(const runtime::Backend& backend) {
-  return backend.kind() != runtime::DeviceKind::Vulkan || backend.runs_on_cpu();
-}
-
 autotune::TuneKey row_tune_key(const ir::Graph& g, ir::ValueId reduce,
                                const runtime::Backend& backend) {
   return row_key(g, reduce, reductions_of(g), backend);
@@ -83,7 +79,7 @@ std::vector<RowChoice> choose_row_workgroups(const ir::Graph& g, const runtime::
       forced_variant("EMBER_ROW_WORKGROUP",
                      std::vector<int>(std::begin(kRowWorkgroups), std::end(kRowWorkgroups)));
   autotune::Mode mode = autotune::mode(!backend.runs_on_cpu());
-  if (mode == autotune::Mode::on && !tunes_rows(backend)) mode = autotune::Mode::cached;
+  if (mode == autotune::Mode::on && !tunes_on(backend)) mode = autotune::Mode::cached;
   const std::vector<ir::ValueId> reductions = reductions_of(g);
   for (ir::ValueId v : reductions) {
     RowChoice& c = choices[v];

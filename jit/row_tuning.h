@@ -35,12 +35,6 @@ autotune::TuneKey row_tune_key(const ir::Graph& g, ir::ValueId reduce,
 // and softmax.
 int row_workgroup_heuristic(const ir::Graph& g, ir::ValueId reduce);
 
-// Whether row kernels are tuned on `backend` (under EMBER_AUTOTUNE=on). Not on GPU Vulkan
-// drivers: the H100's timed a row kernel launched alone at 3-5x its steady time (run 37; the
-// cause, maybe clocks dropping while tuning waits on the host, is not established), which
-// picked wrong winners; stored winners are still used there.
-bool tunes_rows(const runtime::Backend& backend);
-
 // One choice per node of `g`; a row kernel uses its first reduction's.
 std::vector<RowChoice> choose_row_workgroups(const ir::Graph& g, const runtime::Backend& backend);
 

@@ -12,6 +12,10 @@
 #include "jit/dump.h"
 
 namespace ember::jit {
+
+bool tunes_on(const runtime::Backend& backend) {
+  return backend.kind() != runtime::DeviceKind::Vulkan || backend.runs_on_cpu();
+}
 namespace {
 
 // Winners already read, by key: a flush must not query SQLite per kernel.

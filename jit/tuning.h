@@ -6,7 +6,16 @@
 #include <string>
 #include <vector>
 
+#include "runtime/backend.h"
+
 namespace ember::jit {
+
+// Whether kernels are tuned on `backend` under EMBER_AUTOTUNE=on (stored winners are used
+// everywhere). Not on GPU Vulkan drivers: on the H100's, a kernel's timestamps read 3-5x its
+// steady time when it runs alone (run 37), and even timed over bursts the winners came out
+// different from one process to the next (runs 46 and 48: the same mlp_train_step at 3.6 and
+// 12.9 ms); the cause, maybe clocks dropping while tuning waits on the host, is not established.
+bool tunes_on(const runtime::Backend& backend);
 
 // The stored winner's configuration for `key`; empty when the key was never tuned.
 std::string cached_winner(const std::string& key);

@@ -10,6 +10,7 @@
 #include "frontend/stream.h"
 #include "ir/builder.h"
 #include "jit/row_tuning.h"
+#include "jit/tuning.h"
 #include "tests/jit/gpu_util.h"
 
 namespace ember {
@@ -46,8 +47,8 @@ TEST_F(AutotuneRow, EveryWorkgroupSizeComputesTheSameRows) {
 
 TEST_F(AutotuneRow, OnTunesANewKeyAndStoresEveryCandidate) {
   EMBER_REQUIRE_GPU_DEVICE();
-  if (!jit::tunes_rows(detail::backend_for(testing::gpu_device())))
-    GTEST_SKIP() << "row kernels are not tuned on this device";
+  if (!jit::tunes_on(detail::backend_for(testing::gpu_device())))
+    GTEST_SKIP() << "kernels are not tuned on this device";
   setenv("EMBER_AUTOTUNE", "on", 1);
   testing::expect_same(
       [](const Device& dev) -> std::vector<RawTensor> {
