@@ -70,8 +70,9 @@ __device__ __forceinline__ void mma_stage(uint dst, const char* base, uint ld, u
                                           uint k0, uint K) {
   constexpr uint CE = 16 / ES, CHUNKS = ROWS * RB / 16, KCHUNKS = RB / 16;
 #pragma unroll
-  for (uint i = 0; i < CHUNKS / THREADS; ++i) {
+  for (uint i = 0; i < (CHUNKS + THREADS - 1) / THREADS; ++i) {
     uint q = threadIdx.x + i * THREADS;
+    if (CHUNKS % THREADS != 0 && q >= CHUNKS) break;
     uint mn, k, bytes;
     if (KMAJ) {
       mn = mn0 + q / KCHUNKS;

@@ -63,7 +63,8 @@ int matmul_block(int64_t m, int64_t n, int64_t batch) {
 int mma_tile_heuristic(int64_t m, int64_t n, int64_t batch, bool wgmma) {
   // H100 (autotune sweep, bf16 and TF32 at 4096 and 8192): 128 x 256 with 128-byte k-rows
   // wins by 10-18% over the 64-byte ones; 64 x 128 wins at 1024. With wgmma (bf16, 8192):
-  // 128 x 256 2.49 ms, 128 x 128 3.10 (5 stages) and 2.88 (3 stages), mma.sync 3.31.
+  // 128 x 256 2.49 ms, 128 x 128 3.10 (5 stages) and 2.88 (3 stages), mma.sync 3.31; 192 x 256
+  // (run 50) 2.44 ms but slower at 4096 (0.358 against 0.345 ms) and 1024: a tuning candidate.
   constexpr int64_t kMinTiles = 128;
   constexpr int kWgmmaIds[] = {10, 11}, kSyncIds[] = {6, 1};
   for (int id : wgmma ? kWgmmaIds : kSyncIds) {
@@ -602,6 +603,7 @@ bool lower_matmul_mma(const ir::Graph& g, const Plan& plan, const Emitter::Layou
                n0};
   e.desc().body.push_back(tile);
   e.desc().dynamic_shared_bytes = static_cast<uint32_t>(shape.shared_bytes());
+  e.desc().workgroup_size = static_cast<uint32_t>(shape.threads());
   // Accumulator (mi, ni, c) of a thread holds output row g + 8 (c / 2) and column 2 t + c % 2
   // of fragment (mi, ni) of its warp's tile (the mma.sync C layout).
   int lid = e.builtin(Builtin::LocalId);

@@ -37,18 +37,19 @@ int matmul_block(int64_t m, int64_t n, int64_t batch);
 // 16 or 32 f32). The wgmma tiles (two warpgroups of 64 rows each) need Hopper, f16/bf16 and a
 // K-major A; where one of those is missing the lowering takes a mma.sync tile instead.
 inline constexpr MmaTile kMmaTiles[] = {
-    {2, 4, 4, 4, 3, 64},          // 128 x 128, 64 x 32 per warp
-    {2, 4, 4, 8, 3, 64},          // 128 x 256, 64 x 64 per warp
-    {4, 2, 4, 8, 3, 64},          // 256 x 128, 64 x 64 per warp
-    {2, 4, 4, 8, 4, 64},          // 128 x 256, four stages
-    {2, 4, 2, 4, 4, 64},          // 64 x 128, for problems with few tiles
-    {2, 4, 4, 8, 3, 128},         // 128 x 256, twice the k per stage (half the barriers)
-    {2, 4, 4, 4, 4, 128},         // 128 x 128, twice the k per stage
-    {2, 4, 4, 8, 4, 128},         // 128 x 256, twice the k per stage, four stages (192 KiB)
-    {4, 2, 4, 8, 3, 128},         // 256 x 128, twice the k per stage
-    {8, 1, 1, 32, 4, 128, true},  // wgmma 128 x 256 (m64n256k16 per warpgroup), 4 stages
-    {8, 1, 1, 16, 5, 128, true},  // wgmma 128 x 128 (m64n128k16), 5 stages
-    {8, 1, 1, 16, 3, 128, true},  // wgmma 128 x 128, 3 stages (two workgroups per SM)
+    {2, 4, 4, 4, 3, 64},           // 128 x 128, 64 x 32 per warp
+    {2, 4, 4, 8, 3, 64},           // 128 x 256, 64 x 64 per warp
+    {4, 2, 4, 8, 3, 64},           // 256 x 128, 64 x 64 per warp
+    {2, 4, 4, 8, 4, 64},           // 128 x 256, four stages
+    {2, 4, 2, 4, 4, 64},           // 64 x 128, for problems with few tiles
+    {2, 4, 4, 8, 3, 128},          // 128 x 256, twice the k per stage (half the barriers)
+    {2, 4, 4, 4, 4, 128},          // 128 x 128, twice the k per stage
+    {2, 4, 4, 8, 4, 128},          // 128 x 256, twice the k per stage, four stages (192 KiB)
+    {4, 2, 4, 8, 3, 128},          // 256 x 128, twice the k per stage
+    {8, 1, 1, 32, 4, 128, true},   // wgmma 128 x 256 (m64n256k16 per warpgroup), 4 stages
+    {8, 1, 1, 16, 5, 128, true},   // wgmma 128 x 128 (m64n128k16), 5 stages
+    {8, 1, 1, 16, 3, 128, true},   // wgmma 128 x 128, 3 stages (two workgroups per SM)
+    {12, 1, 1, 32, 4, 128, true},  // wgmma 192 x 256: three warpgroups, 4 stages (225 KiB)
 };
 inline constexpr int kMmaTileCount = static_cast<int>(std::size(kMmaTiles));
 // The tile (1-based) for an M x N output with `batch` matrices: the largest that still gives
