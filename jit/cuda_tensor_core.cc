@@ -227,8 +227,8 @@ __device__ __forceinline__ void mma_tile(const void* A, uint a_off, uint a_ld, c
 )";
 
 constexpr const char* kWgmmaHelpers = R"(
-// Warpgroup tile (wgmma.mma_async, sm_90a): each of the two warpgroups owns 64 rows of the
-// 128 x BN block and all its columns; the tensor cores read both operands from shared memory
+// Warpgroup tile (wgmma.mma_async, sm_90a): each warpgroup (two or three) owns 64 rows of the
+// block and all its BN columns; the tensor cores read both operands from shared memory
 // through descriptors. Copies (cp.async, every thread) run STAGES - 2 k-tiles ahead and one
 // group of wgmmas stays in flight while the next is issued, so a stage is refilled only after
 // the barrier that follows every warpgroup's wait for the group that read it.
