@@ -45,7 +45,7 @@ class BackwardGraph {
       ids_[n] = {id, id};
       return;
     }
-    std::vector<ir::ValueId> structure, values;
+    ir::ValueIds structure, values;
     for (const auto& in : n->inputs) {
       structure.push_back(ids_.at(in.get()).structure);
       values.push_back(ids_.at(in.get()).value);

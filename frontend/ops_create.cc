@@ -1,7 +1,7 @@
 // Tensor creation: constants, ranges, identity and triangle masks, random tensors, transfers.
 #include "absl/strings/str_cat.h"
-#include "frontend/ops.h"
 #include "frontend/autodiff.h"
+#include "frontend/ops.h"
 #include "frontend/primitives.h"
 #include "frontend/stream.h"
 #include "frontend/tape.h"
@@ -93,7 +93,7 @@ RawTensor random(const Shape& shape, const Distribution& dist, DType dtype, cons
 
 RawTensor cartesian_grid(const Shape& shape, DType dtype, const Device& device) {
   ir::OpScope scope("cartesian_grid");
-  std::vector<int64_t> dims = shape.dims;
+  std::vector<int64_t> dims = shape.vector();
   dims.push_back(1);
   std::vector<RawTensor> coords;
   for (int d = 0; d < shape.rank(); ++d)

@@ -60,7 +60,7 @@ RawTensor dilate(const RawTensor& x, int dim, int64_t step, ir::Scalar fill) {
   if (step == 1 || x.shape()[dim] == 0) return x;
   Shape s = x.shape();
   int64_t n = s[dim];
-  std::vector<int64_t> with_axis = s.dims;
+  std::vector<int64_t> with_axis = s.vector();
   with_axis.insert(with_axis.begin() + dim + 1, 1);
   RawTensor y = prim::reshape(x, Shape(with_axis));
   std::vector<int64_t> before(with_axis.size(), 0), after(with_axis.size(), 0);
@@ -72,7 +72,7 @@ RawTensor dilate(const RawTensor& x, int dim, int64_t step, ir::Scalar fill) {
   std::vector<int64_t> starts(s.rank(), 0), steps(s.rank(), 1);
   Shape keep = flat;
   keep[dim] = (n - 1) * step + 1;
-  return prim::slice(y, starts, keep.dims, steps);
+  return prim::slice(y, starts, keep.vector(), steps);
 }
 
 }  // namespace
@@ -192,7 +192,7 @@ RawTensor squeeze(const RawTensor& x, int64_t dim) {
   if (x.shape()[d] != 1) {
     fail("squeeze", absl::StrCat("dim ", dim, " of ", x.shape().to_string(), " is not 1"));
   }
-  std::vector<int64_t> out = x.shape().dims;
+  std::vector<int64_t> out = x.shape().vector();
   out.erase(out.begin() + d);
   return prim::reshape(x, Shape(out));
 }
@@ -228,7 +228,7 @@ RawTensor unsqueeze(const RawTensor& x, int rank) {
 
 RawTensor unsqueeze_dim(const RawTensor& x, int64_t dim) {
   int d = normalize_dim(dim, x.rank() + 1, "unsqueeze_dim");
-  std::vector<int64_t> out = x.shape().dims;
+  std::vector<int64_t> out = x.shape().vector();
   out.insert(out.begin() + d, 1);
   return prim::reshape(x, Shape(out));
 }

@@ -102,7 +102,7 @@ std::vector<RawTensor> Stream::record_graph(const ir::Graph& g,
   std::vector<ir::ValueId> ids(g.size());
   // On an error, nodes already appended stay unreferenced and the next flush prunes them.
   ir::Builder b(graph_);
-  std::vector<ir::ValueId> args;
+  ir::ValueIds args;
   for (ir::ValueId i = 0; i < g.size(); ++i) {
     const ir::Node& n = g.node(i);
     if (n.op == ir::OpKind::Input) {

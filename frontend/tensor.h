@@ -221,7 +221,7 @@ class Tensor {
   }
   template <int D2>
   Tensor<D2, K> reshape(const Shape& shape) const {
-    return Tensor<D2, K>(ops::reshape(t_, shape.dims), "reshape");
+    return Tensor<D2, K>(ops::reshape(t_, shape.vector()), "reshape");
   }
   Tensor permute(const std::array<int64_t, D>& axes) const {
     return Tensor(ops::permute(t_, std::vector<int64_t>(axes.begin(), axes.end())));
@@ -239,7 +239,7 @@ class Tensor {
   }
   template <int D2>
   Tensor<D2, K> expand(const Shape& shape) const {
-    return Tensor<D2, K>(ops::expand(t_, shape.dims), "expand");
+    return Tensor<D2, K>(ops::expand(t_, shape.vector()), "expand");
   }
   template <int D2>
   Tensor<D2, K> flatten(int64_t start, int64_t end) const {

@@ -48,7 +48,7 @@ std::vector<ValueId> reverse_mode(Graph& g, ValueId output, ValueId seed,
   Builder b(g);
   for (ValueId i = output; i >= 0; --i) {
     if (adjoint[i] < 0 || !needed[i]) continue;
-    std::vector<ValueId> inputs = g.node(i).inputs;  // copied: appending moves the nodes
+    ValueIds inputs = g.node(i).inputs;  // copied: appending moves the nodes
     for (int k = 0; k < static_cast<int>(inputs.size()); ++k) {
       ValueId in = inputs[k];
       if (!needed[in]) continue;

@@ -99,7 +99,7 @@ Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op) {
   return out;
 }
 
-ValueId Builder::add(OpKind op, std::vector<ValueId> inputs, TensorType type, Attrs attrs) {
+ValueId Builder::add(OpKind op, ValueIds inputs, TensorType type, Attrs attrs) {
   for (int64_t d : type.shape.dims) EMBER_REQUIRE(d >= 0, op_name(op), "negative size");
   return g_.add(Node{op, std::move(inputs), std::move(type), std::move(attrs), OpScope::current()});
 }
@@ -265,7 +265,7 @@ ValueId Builder::concat(const std::vector<ValueId>& xs, int axis) {
                                " do not match outside dim ", axis));
     s[axis] += t.shape[axis];
   }
-  return add(OpKind::Concat, xs, {t0.dtype, s}, AxisAttrs{axis});
+  return add(OpKind::Concat, ValueIds(xs.begin(), xs.end()), {t0.dtype, s}, AxisAttrs{axis});
 }
 
 ValueId Builder::matmul(ValueId a, ValueId b) {

@@ -57,11 +57,11 @@ class Builder {
 
   // Appends a copy of `n` (any op but Input) reading `inputs` instead of n's own inputs,
   // re-validated and re-inferred, keeping n's label: how transforms copy nodes between graphs.
-  ValueId replay(const Node& n, const std::vector<ValueId>& inputs);
+  ValueId replay(const Node& n, const ValueIds& inputs);
   const Node& node(ValueId v) const { return g_.node(v); }
 
  private:
-  ValueId add(OpKind op, std::vector<ValueId> inputs, TensorType type, Attrs attrs);
+  ValueId add(OpKind op, ValueIds inputs, TensorType type, Attrs attrs);
   Graph& g_;
 };
 

@@ -12,9 +12,12 @@ namespace ember::ir {
 
 using ValueId = int32_t;
 
+// A node's inputs, stored inline: most primitives take one to three.
+using ValueIds = absl::InlinedVector<ValueId, 3>;
+
 struct Node {
   OpKind op;
-  std::vector<ValueId> inputs;
+  ValueIds inputs;
   TensorType type;
   Attrs attrs;
   // The user-facing op that recorded this primitive (softmax, select, ...), or null: named in

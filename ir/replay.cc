@@ -7,7 +7,7 @@ namespace {
 
 bool is_arg_reduce(ReduceFn fn) { return fn == ReduceFn::ArgMax || fn == ReduceFn::ArgMin; }
 
-ValueId replay_unlabelled(Builder& b, const Node& n, const std::vector<ValueId>& in) {
+ValueId replay_unlabelled(Builder& b, const Node& n, const ValueIds& in) {
   const Shape& shape = n.type.shape;
   switch (n.op) {
     case OpKind::Input:
@@ -38,7 +38,7 @@ ValueId replay_unlabelled(Builder& b, const Node& n, const std::vector<ValueId>&
       return b.expand(in[0], shape);
     case OpKind::Slice: {
       const auto& a = n.get<SliceAttrs>();
-      return b.slice(in[0], a.starts, shape.dims, a.steps);
+      return b.slice(in[0], a.starts, shape.vector(), a.steps);
     }
     case OpKind::Flip:
       return b.flip(in[0], n.get<FlipAttrs>().axes);
@@ -47,7 +47,7 @@ ValueId replay_unlabelled(Builder& b, const Node& n, const std::vector<ValueId>&
       return b.pad(in[0], a.before, a.after, a.value);
     }
     case OpKind::Concat:
-      return b.concat(in, n.get<AxisAttrs>().axis);
+      return b.concat(std::vector<ValueId>(in.begin(), in.end()), n.get<AxisAttrs>().axis);
     case OpKind::Matmul:
       return b.matmul(in[0], in[1]);
     case OpKind::Gather:
@@ -64,7 +64,7 @@ ValueId replay_unlabelled(Builder& b, const Node& n, const std::vector<ValueId>&
 
 }  // namespace
 
-ValueId Builder::replay(const Node& n, const std::vector<ValueId>& inputs) {
+ValueId Builder::replay(const Node& n, const ValueIds& inputs) {
   if (inputs.size() != n.inputs.size() && n.op != OpKind::Input) {
     throw Error(absl::StrCat("replay: ", op_name(n.op), " expects ", n.inputs.size(),
                              " inputs, got ", inputs.size()));

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "ir/dtype.h"
 
 namespace ember {
@@ -12,9 +13,16 @@ namespace ember {
 // frontend tensors have rank >= 1.
 class Shape {
  public:
+  // Dimensions are stored inline up to rank 6: recording an op copies shapes several times,
+  // and a heap allocation per copy was most of an eager step's host time.
+  using Dims = absl::InlinedVector<int64_t, 6>;
+
   Shape() = default;
   Shape(std::initializer_list<int64_t> dims) : dims(dims) {}
-  explicit Shape(std::vector<int64_t> dims) : dims(std::move(dims)) {}
+  explicit Shape(const std::vector<int64_t>& dims) : dims(dims.begin(), dims.end()) {}
+  explicit Shape(Dims dims) : dims(std::move(dims)) {}
+  // The dimensions as a std::vector (for APIs that take one).
+  std::vector<int64_t> vector() const { return {dims.begin(), dims.end()}; }
 
   int rank() const { return static_cast<int>(dims.size()); }
   int64_t numel() const;
@@ -26,7 +34,7 @@ class Shape {
   std::vector<int64_t> contiguous_strides() const;
   std::string to_string() const;  // "[2, 3]"
 
-  std::vector<int64_t> dims;
+  Dims dims;
 };
 
 // The static type of an IR value.

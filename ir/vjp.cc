@@ -233,7 +233,7 @@ class Rules {
     int64_t count = shape(g)[d];
     std::vector<int64_t> none(r, 0);
     if (step > 1 && count > 0) {  // interleave step - 1 zeros after each element
-      std::vector<int64_t> split = shape(g).dims;
+      std::vector<int64_t> split = shape(g).vector();
       split.insert(split.begin() + d + 1, 1);
       ValueId x = b_.reshape(g, Shape(split));
       std::vector<int64_t> before(r + 1, 0), after(r + 1, 0);
@@ -244,7 +244,7 @@ class Rules {
       g = b_.reshape(x, spread);
       int64_t room = size - start;
       if (count * step > room) {  // the zeros after the last element run past the end
-        std::vector<int64_t> starts(r, 0), counts = shape(g).dims, steps(r, 1);
+        std::vector<int64_t> starts(r, 0), counts = shape(g).vector(), steps(r, 1);
         counts[d] = room;
         g = b_.slice(g, starts, counts, steps);
       }
@@ -258,7 +258,7 @@ class Rules {
   ValueId pad(ValueId g) {
     const auto& attrs = n_.get<PadAttrs>();
     int r = shape(g).rank();
-    return b_.slice(g, attrs.before, shape(in(0)).dims, std::vector<int64_t>(r, 1));
+    return b_.slice(g, attrs.before, shape(in(0)).vector(), std::vector<int64_t>(r, 1));
   }
 
   ValueId concat(int k, ValueId g) {
@@ -268,7 +268,7 @@ class Rules {
     int r = shape(g).rank();
     std::vector<int64_t> starts(r, 0);
     starts[ax] = offset;
-    return b_.slice(g, starts, shape(in(k)).dims, std::vector<int64_t>(r, 1));
+    return b_.slice(g, starts, shape(in(k)).vector(), std::vector<int64_t>(r, 1));
   }
 
   ValueId transpose(ValueId v) {

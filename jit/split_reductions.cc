@@ -42,7 +42,7 @@ ir::Graph split_long_reductions(const ir::Graph& g, std::vector<ir::ValueId>& ou
   ir::Graph out;
   ir::Builder b(out);
   std::vector<ir::ValueId> remap(g.size());
-  std::vector<ir::ValueId> args;
+  ir::ValueIds args;
   for (ir::ValueId i = 0; i < g.size(); ++i) {
     const ir::Node& n = g.node(i);
     if (n.op == ir::OpKind::Input) {
@@ -57,7 +57,7 @@ ir::Graph split_long_reductions(const ir::Graph& g, std::vector<ir::ValueId>& ou
       continue;
     }
     const auto& a = n.get<ir::ReduceAttrs>();
-    std::vector<int64_t> dims = g.type(n.inputs[0]).shape.dims;
+    std::vector<int64_t> dims = g.type(n.inputs[0]).shape.vector();
     int64_t len = dims[a.axis];
     dims[a.axis] = chunk;
     dims.insert(dims.begin() + a.axis, len / chunk);  // [.., len / chunk, chunk, ..]

@@ -1185,7 +1185,7 @@ TEST(ShapeOps, RandomViewChainsMatchLoopReference) {
     }
     TensorData got = (t * 2.0 + 1.0).to_data();
     std::vector<double> gv = got.to_vec<double>();
-    bool bad = got.shape().dims != d.dims || gv.size() != d.v.size();
+    bool bad = got.shape().vector() != d.dims || gv.size() != d.v.size();
     for (size_t i = 0; !bad && i < gv.size(); ++i) bad = gv[i] != d.v[i] * 2 + 1;
     if (!bad) {
       std::vector<double> sums = t.sum_dim(2).to_data().to_vec<double>();

@@ -52,12 +52,12 @@ TEST_F(ReverseMode, ExpTimesInputAppendsOneMulPerContribution) {
   }
 
   const Node& gb = node(grads[1]);
-  EXPECT_EQ(gb.inputs, (std::vector<ValueId>{seed, e}));
+  EXPECT_EQ(gb.inputs, (ValueIds{seed, e}));
 
   const Node& ga = node(grads[0]);
   ASSERT_EQ(ga.inputs.size(), 2u);
   EXPECT_EQ(ga.inputs[1], e) << "the exp rule reads exp's own output";
-  EXPECT_EQ(node(ga.inputs[0]).inputs, (std::vector<ValueId>{seed, bv}));
+  EXPECT_EQ(node(ga.inputs[0]).inputs, (ValueIds{seed, bv}));
   EXPECT_EQ(g.type(grads[0]), g.type(a));
   EXPECT_EQ(g.type(grads[1]), g.type(bv));
 }
@@ -110,7 +110,7 @@ TEST_F(ReverseMode, ASquareGetsBothFactorsContributions) {
   ASSERT_EQ(node(grads[0]).op, OpKind::Binary);
   EXPECT_EQ(binary_fn(grads[0]), BinaryFn::Add) << print_graph(g);
   for (ValueId c : node(grads[0]).inputs) {
-    EXPECT_EQ(node(c).inputs, (std::vector<ValueId>{seed, a})) << print_node(g, c);
+    EXPECT_EQ(node(c).inputs, (ValueIds{seed, a})) << print_node(g, c);
   }
 }
 
@@ -154,7 +154,7 @@ TEST_F(ReverseMode, ValueMapRedirectsWhatRulesRead) {
   for (ValueId i = 0; i < g.size(); ++i) values[i] = i;
   values[e] = kept;
   std::vector<ValueId> grads = reverse_mode(g, e, seed, {a}, &values);
-  EXPECT_EQ(node(grads[0]).inputs, (std::vector<ValueId>{seed, kept}));
+  EXPECT_EQ(node(grads[0]).inputs, (ValueIds{seed, kept}));
 }
 
 TEST_F(ReverseMode, RejectsASeedOfAnotherTypeAndAShortValueMap) {

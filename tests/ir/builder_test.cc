@@ -139,7 +139,7 @@ TEST_F(BuilderTest, PruneKeepsOnlyWhatOutputsNeed) {
   EXPECT_EQ(p.size(), 2);
   EXPECT_EQ(outs[0], 1);
   EXPECT_EQ(map[dead], -1);
-  EXPECT_EQ(p.node(1).inputs, std::vector<ValueId>{0});
+  EXPECT_EQ(p.node(1).inputs, ValueIds{0});
 }
 
 }  // namespace
