@@ -161,7 +161,9 @@ void Stream::flush_locked() {
     // When every pending node is needed (a chain of ops), the graph moves instead of being
     // copied node by node; it moves back if execution throws, so pending values stay intact.
     const bool whole = graph_.all_needed_by(outputs);
+    const int recorded = graph_.size();
     ir::Graph g = whole ? std::move(graph_) : graph_.prune(outputs);
+    if (whole) graph_.reserve(recorded);
     std::vector<jit::Outcome> results;
     try {
       results = jit::execute(g, outputs, inputs_, backend_for(device_));

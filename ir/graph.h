@@ -38,6 +38,9 @@ class Graph {
   int size() const { return static_cast<int>(nodes_.size()); }
   const std::vector<Node>& nodes() const { return nodes_; }
   void clear() { nodes_.clear(); }
+  // Room for `n` nodes: a stream whose graph moved out to execution re-grows it without
+  // reallocating (and moving every node) several times per step.
+  void reserve(int n) { nodes_.reserve(static_cast<size_t>(n)); }
   void set_label(ValueId id, const char* label) { nodes_[id].label = label; }
 
   // Keeps only the nodes that `outputs` depend on, renumbered densely in the original order.
