@@ -67,8 +67,15 @@ RawTensor binary(ir::BinaryFn fn, const RawTensor& a, const RawTensor& c) {
   return on({&a, &c}, [&](Builder& b, auto&& bind) { return b.binary(fn, bind(a), bind(c)); });
 }
 
+namespace {
+
+// The shape of a scalar broadcast against a tensor of rank `rank`: all ones.
+Shape ones(int rank) { return Shape(Shape::Dims(static_cast<size_t>(rank), 1)); }
+
+}  // namespace
+
 RawTensor scalar_like(const RawTensor& x, ir::Scalar s, DType dtype) {
-  return full(Shape(Shape::Dims(static_cast<size_t>(x.rank()), 1)), dtype, s, x.device());
+  return full(ones(x.rank()), dtype, s, x.device());
 }
 
 RawTensor binary_scalar(ir::BinaryFn fn, const RawTensor& x, ir::Scalar s, bool scalar_first) {
@@ -82,7 +89,7 @@ RawTensor binary_scalar(ir::BinaryFn fn, const RawTensor& x, ir::Scalar s, bool 
   // an eager-style step of scalar ops pays one stream lookup and one value per op.
   return Stream::of(x.device()).record([&](Builder& b, auto&& bind) {
     ir::ValueId xv = bind(x);
-    ir::ValueId c = b.full(Shape(Shape::Dims(static_cast<size_t>(x.rank()), 1)), x.dtype(), s);
+    ir::ValueId c = b.full(ones(x.rank()), x.dtype(), s);
     return scalar_first ? b.binary(fn, c, xv) : b.binary(fn, xv, c);
   });
 }

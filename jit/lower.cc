@@ -507,9 +507,6 @@ bool lower_matmul_mma(const ir::Graph& g, const Plan& plan, const Emitter::Layou
   ValueId a = g.node(mm).inputs[0], b = g.node(mm).inputs[1];
   DType dt = g.type(mm).dtype;
   MmaShape shape;
-  int tile_id = kp.mma;
-  if (kMmaTiles[tile_id - 1].wgmma && dt == DType::F32) tile_id = mma_sync_tile(tile_id);
-  static_cast<MmaTile&>(shape) = kMmaTiles[tile_id - 1];
   if (dt == DType::F16) {
     shape.kind = MmaShape::F16;
   } else if (dt == DType::BF16) {
@@ -531,11 +528,10 @@ bool lower_matmul_mma(const ir::Graph& g, const Plan& plan, const Emitter::Layou
   std::optional<MmaOperand> oa = mma_operand(as, *va, r - 1, r - 2, chunk);
   std::optional<MmaOperand> ob = mma_operand(bs, *vb, r - 2, r - 1, chunk);
   if (!oa || !ob) return false;
-  if (shape.wgmma && !oa->kmajor) {
-    // The wgmma template stages A K-major only (an M-major A needs the instruction's transposed
-    // form and its own shared layout).
-    static_cast<MmaTile&>(shape) = kMmaTiles[mma_sync_tile(tile_id) - 1];
-  }
+  // The wgmma template takes f16/bf16 with A K-major only (TF32 has no transposed B; an M-major A
+  // needs the instruction's transposed form and its own shared layout).
+  const bool wgmma_fits = shape.kind != MmaShape::TF32 && oa->kmajor;
+  static_cast<MmaTile&>(shape) = kMmaTiles[(wgmma_fits ? kp.mma : mma_sync_tile(kp.mma)) - 1];
   shape.a_kmajor = oa->kmajor;
   shape.b_kmajor = ob->kmajor;
 

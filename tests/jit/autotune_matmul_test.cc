@@ -9,7 +9,6 @@
 #include "frontend/stream.h"
 #include "ir/builder.h"
 #include "jit/matmul_tuning.h"
-#include "jit/tuning.h"
 #include "tests/jit/gpu_util.h"
 
 namespace ember {
@@ -27,9 +26,7 @@ std::string key_for(int64_t m, int64_t k, int64_t n) {
 
 TEST_F(AutotuneMatmul, OnTunesANewKeyAndStoresEveryCandidate) {
   EMBER_REQUIRE_GPU_DEVICE();
-  if (!jit::tunes_on(detail::backend_for(testing::gpu_device())))
-    GTEST_SKIP() << "kernels are not tuned on this device";
-  setenv("EMBER_AUTOTUNE", "on", 1);
+  EMBER_TUNE_ON_TEST_DEVICE();
   testing::expect_same(
       [](const Device& dev) -> std::vector<RawTensor> {
         auto a = Tensor<2>::from_data(testing::host_uniform({40, 24}, 91), dev);
@@ -47,9 +44,7 @@ TEST_F(AutotuneMatmul, OnTunesANewKeyAndStoresEveryCandidate) {
 // A second size of the same structure hits the plan cache but is a new key: tuned too.
 TEST_F(AutotuneMatmul, OnTunesEachKeyEvenOnPlanCacheHits) {
   EMBER_REQUIRE_GPU_DEVICE();
-  if (!jit::tunes_on(detail::backend_for(testing::gpu_device())))
-    GTEST_SKIP() << "kernels are not tuned on this device";
-  setenv("EMBER_AUTOTUNE", "on", 1);
+  EMBER_TUNE_ON_TEST_DEVICE();
   for (auto [m, n] : {std::pair<int64_t, int64_t>{20, 28}, {100, 36}}) {
     testing::expect_same(
         [m, n](const Device& dev) -> std::vector<RawTensor> {

@@ -10,7 +10,6 @@
 #include "frontend/stream.h"
 #include "ir/builder.h"
 #include "jit/row_tuning.h"
-#include "jit/tuning.h"
 #include "tests/jit/gpu_util.h"
 
 namespace ember {
@@ -47,9 +46,7 @@ TEST_F(AutotuneRow, EveryWorkgroupSizeComputesTheSameRows) {
 
 TEST_F(AutotuneRow, OnTunesANewKeyAndStoresEveryCandidate) {
   EMBER_REQUIRE_GPU_DEVICE();
-  if (!jit::tunes_on(detail::backend_for(testing::gpu_device())))
-    GTEST_SKIP() << "kernels are not tuned on this device";
-  setenv("EMBER_AUTOTUNE", "on", 1);
+  EMBER_TUNE_ON_TEST_DEVICE();
   testing::expect_same(
       [](const Device& dev) -> std::vector<RawTensor> {
         auto x = Tensor<2>::from_data(testing::host_uniform({5, 300}, 98), dev);

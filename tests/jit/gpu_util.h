@@ -13,7 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "frontend/stream.h"
 #include "jit/fusion_switch.h"
+#include "jit/tuning.h"
 
 namespace ember::testing {
 
@@ -94,5 +96,12 @@ class AutotuneTest : public ::testing::Test {
   }
   std::filesystem::path dir_;
 };
+
+// In an AutotuneTest: EMBER_AUTOTUNE=on from here on, or a skip where the test device's kernels
+// are never tuned (jit::tunes_on: GPU Vulkan drivers).
+#define EMBER_TUNE_ON_TEST_DEVICE()                                                          \
+  if (!::ember::jit::tunes_on(::ember::detail::backend_for(::ember::testing::gpu_device()))) \
+    GTEST_SKIP() << "kernels are not tuned on this device";                                  \
+  setenv("EMBER_AUTOTUNE", "on", 1)
 
 }  // namespace ember::testing
