@@ -70,7 +70,11 @@ RawTensor binary(ir::BinaryFn fn, const RawTensor& a, const RawTensor& c) {
 namespace {
 
 // The shape of a scalar broadcast against a tensor of rank `rank`: all ones.
-Shape ones(int rank) { return Shape(Shape::Dims(static_cast<size_t>(rank), 1)); }
+Shape ones(int rank) {
+  Shape s;
+  s.dims.assign(static_cast<size_t>(rank), 1);
+  return s;
+}
 
 }  // namespace
 

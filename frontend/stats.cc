@@ -19,6 +19,7 @@ Stats stats(const Device& device) {
   s.lowerings_reused = c.lowerings_reused.load();
   s.mma_launches = c.mma_launches.load();
   s.graph_launches = c.graph_launches.load();
+  s.replays = c.replays.load();
   runtime::MemoryStats m = detail::backend_for(device).memory_stats();
   s.bytes_in_use = m.bytes_in_use;
   s.peak_bytes = m.peak_bytes;
@@ -35,7 +36,7 @@ void reset_stats(const Device& device) {
   auto& c = jit::counters();
   for (auto* counter :
        {&c.ops_recorded, &c.flushes, &c.kernels_launched, &c.ops_fused, &c.compiles, &c.compile_us,
-        &c.cache_hits, &c.lowerings_reused, &c.mma_launches, &c.graph_launches}) {
+        &c.cache_hits, &c.lowerings_reused, &c.mma_launches, &c.graph_launches, &c.replays}) {
     counter->store(0);
   }
   detail::backend_for(device).reset_peak_memory();
@@ -44,10 +45,11 @@ void reset_stats(const Device& device) {
 std::string Stats::to_string() const {
   return absl::StrFormat(
       "ops recorded %d, flushes %d, kernels launched %d, ops fused %d, compiles %d (%.1f ms), "
-      "cache hits %d, lowerings reused %d, tensor-core launches %d, graph launches %d, memory in "
-      "use %d B, peak %d B, allocations %d",
+      "cache hits %d, lowerings reused %d, tensor-core launches %d, graph launches %d, replays "
+      "%d, memory in use %d B, peak %d B, allocations %d",
       ops_recorded, flushes, kernels_launched, ops_fused, compiles, compile_ms, cache_hits,
-      lowerings_reused, mma_launches, graph_launches, bytes_in_use, peak_bytes, allocations);
+      lowerings_reused, mma_launches, graph_launches, replays, bytes_in_use, peak_bytes,
+      allocations);
 }
 
 }  // namespace ember

@@ -18,6 +18,8 @@ struct Stats {
   int64_t lowerings_reused = 0;  // flushes that reused a cached plan's launch parameters
   int64_t mma_launches = 0;      // matmul kernels launched on tensor cores
   int64_t graph_launches = 0;    // flushes whose kernels replayed as one graph (CUDA graphs)
+  int64_t replays = 0;           // flushes of the same graph as the stream's last one, replayed
+                                 // without hashing, planning or lowering
   int64_t bytes_in_use = 0;      // device memory held by live buffers
   int64_t peak_bytes = 0;        // the most held at once since the last reset
   int64_t allocations = 0;       // buffers allocated

@@ -1,10 +1,13 @@
 #include "frontend/stream.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <map>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "frontend/block_pool.h"
+#include "ir/compare.h"
 #include "ir/error.h"
 #include "jit/executor.h"
 #include "jit/stats.h"
@@ -13,7 +16,9 @@
 
 namespace ember::detail {
 
-runtime::Backend& backend_for(const Device& device) {
+namespace {
+
+runtime::Backend& find_backend(const Device& device) {
   switch (device.type()) {
     case DeviceType::Cpu:
       return runtime::cpu_backend();
@@ -39,6 +44,23 @@ runtime::Backend& backend_for(const Device& device) {
   throw Error("unknown device " + device.to_string());
 }
 
+}  // namespace
+
+runtime::Backend& backend_for(const Device& device) {
+  // Backends live as long as the process: once found, a device's is kept (finding it enumerates
+  // the driver's devices, which a flush and a sync per eager step would pay each time).
+  constexpr int kTypes = 3, kIndices = 16;
+  static std::atomic<runtime::Backend*> found[kTypes][kIndices] = {};
+  const int type = static_cast<int>(device.type()), index = device.index();
+  const bool keep = type >= 0 && type < kTypes && index >= 0 && index < kIndices;
+  if (keep) {
+    if (runtime::Backend* b = found[type][index].load(std::memory_order_acquire)) return *b;
+  }
+  runtime::Backend& b = find_backend(device);
+  if (keep) found[type][index].store(&b, std::memory_order_release);
+  return b;
+}
+
 int max_pending_ops() {
   static const int limit = [] {
     int v = 0;
@@ -49,6 +71,11 @@ int max_pending_ops() {
 }
 
 Stream& Stream::of(const Device& device) {
+  // Streams live as long as the process, so a thread may keep the one it used last: an eager
+  // step records hundreds of ops on one device, each looking its stream up.
+  thread_local const Device* last_device = nullptr;
+  thread_local Stream* last = nullptr;
+  if (last != nullptr && *last_device == device) return *last;
   static std::mutex mutex;
   static std::map<std::pair<int, int>, std::unique_ptr<Stream>> streams;
   std::lock_guard lock(mutex);
@@ -57,6 +84,8 @@ Stream& Stream::of(const Device& device) {
     backend_for(device);  // throws for unavailable devices; no stream is made for them
     s.reset(new Stream(device));
   }
+  last = s.get();
+  last_device = &s->device_;
   return *s;
 }
 
@@ -78,11 +107,23 @@ ir::ValueId Stream::bind_locked(const RawTensor& t) {
   return id;
 }
 
+void Stream::compare_with_last() {
+  const int n = graph_.size();
+  // Once a node differs, this flush will not replay the last one: nothing more to compare.
+  if (matched_ == compared_) {
+    while (matched_ < n && matched_ < last_graph_.size() &&
+           ir::same_structure(graph_.node(matched_), last_graph_.node(matched_))) {
+      scalars_match_ =
+          scalars_match_ && ir::same_scalars(graph_.node(matched_), last_graph_.node(matched_));
+      ++matched_;
+    }
+  }
+  compared_ = n;
+}
+
 RawTensor Stream::pending_value(ir::ValueId id) {
-  auto v = std::make_shared<LazyValue>();
-  v->device = device_;
-  v->type = graph_.type(id);
-  v->node = id;
+  auto v =
+      std::allocate_shared<LazyValue>(PoolAllocator<LazyValue>(), device_, graph_.type(id), id);
   pending_.push_back(v);
   return RawTensor(std::move(v));
 }
@@ -113,6 +154,7 @@ std::vector<RawTensor> Stream::record_graph(const ir::Graph& g,
     for (ir::ValueId in : n.inputs) args.push_back(ids[in]);
     ids[i] = b.replay(n, args);
   }
+  compare_with_last();
   std::vector<RawTensor> results;
   absl::flat_hash_map<ir::ValueId, RawTensor> made;  // one value per node: outputs may repeat
   for (ir::ValueId o : outputs) {
@@ -136,11 +178,8 @@ std::optional<ir::Node> Stream::source_recipe(const RawTensor& t) {
 }
 
 RawTensor Stream::wrap(runtime::Array array) {
-  auto v = std::make_shared<LazyValue>();
-  v->device = device_;
-  v->type = array.type;
-  v->array = std::move(array);
-  return RawTensor(std::move(v));
+  return RawTensor(
+      std::allocate_shared<LazyValue>(PoolAllocator<LazyValue>(), device_, std::move(array)));
 }
 
 void Stream::flush() {
@@ -158,19 +197,34 @@ void Stream::flush_locked() {
     }
   }
   if (!live.empty()) {
+    memo_.same_graph = matched_ == graph_.size() && graph_.size() == last_graph_.size() &&
+                       outputs == last_outputs_;
+    memo_.same_scalars = scalars_match_;
+    std::vector<ir::ValueId> recorded_outputs = outputs;  // prune renumbers `outputs`
     // When every pending node is needed (a chain of ops), the graph moves instead of being
     // copied node by node; it moves back if execution throws, so pending values stay intact.
     const bool whole = graph_.all_needed_by(outputs);
-    const int recorded = graph_.size();
     ir::Graph g = whole ? std::move(graph_) : graph_.prune(outputs);
-    if (whole) graph_.reserve(recorded);
     std::vector<jit::Outcome> results;
     try {
-      results = jit::execute(g, outputs, inputs_, backend_for(device_));
+      results = jit::execute(g, outputs, inputs_, backend_for(device_), &memo_);
     } catch (...) {
       if (whole) graph_ = std::move(g);
+      last_graph_.clear();  // nothing to replay after a failed flush
+      last_outputs_.clear();
+      matched_ = compared_ = 0;
+      scalars_match_ = true;
       throw;
     }
+    // The recorded graph is what the next flush compares with; the storage of the one before
+    // records the next step (no regrowing).
+    if (whole) {
+      std::swap(last_graph_, g);
+      graph_ = std::move(g);
+    } else {
+      std::swap(last_graph_, graph_);
+    }
+    last_outputs_ = std::move(recorded_outputs);
     for (size_t i = 0; i < live.size(); ++i) {
       live[i]->array = std::move(results[i].array);
       live[i]->error = std::move(results[i].error);
@@ -182,6 +236,8 @@ void Stream::flush_locked() {
   bound_.clear();
   bound_ids_.clear();
   pending_.clear();
+  matched_ = compared_ = 0;
+  scalars_match_ = true;
 }
 
 const runtime::Array& Stream::materialize(const RawTensor& t) {

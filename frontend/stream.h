@@ -10,11 +10,16 @@
 #include "absl/container/flat_hash_map.h"
 #include "frontend/raw_tensor.h"
 #include "ir/builder.h"
+#include "jit/executor.h"
 #include "runtime/backend.h"
 
 namespace ember::detail {
 
 struct LazyValue {
+  // User-provided, so that making one (once per recorded op) does not zero the whole object.
+  LazyValue(const Device& d, const TensorType& t, ir::ValueId n) : device(d), type(t), node(n) {}
+  LazyValue(const Device& d, runtime::Array a) : device(d), type(a.type), array(std::move(a)) {}
+
   Device device;
   TensorType type;
   std::optional<runtime::Array> array;  // set once computed
@@ -37,6 +42,7 @@ class Stream {
     ir::Builder b(graph_);
     auto bind = [this](const RawTensor& t) { return bind_locked(t); };
     ir::ValueId id = build(b, bind);
+    compare_with_last();
     return finish_record(id);
   }
 
@@ -61,6 +67,9 @@ class Stream {
  private:
   explicit Stream(Device d) : device_(d) {}
   ir::ValueId bind_locked(const RawTensor& t);
+  // Compares the nodes recorded since the last call with the last flush's nodes at the same
+  // positions (see jit::ReplayMemo).
+  void compare_with_last();
   RawTensor finish_record(ir::ValueId id);
   RawTensor pending_value(ir::ValueId id);
   void flush_locked();
@@ -72,6 +81,14 @@ class Stream {
   std::vector<std::shared_ptr<LazyValue>> bound_;  // keeps bound inputs alive
   absl::flat_hash_map<const LazyValue*, ir::ValueId> bound_ids_;
   std::vector<std::weak_ptr<LazyValue>> pending_;
+  // The last flush's graph and outputs; how many nodes recorded since match it from the start
+  // (all of them: the flush may replay the last one), and whether their scalars match too.
+  ir::Graph last_graph_;
+  std::vector<ir::ValueId> last_outputs_;
+  int matched_ = 0;
+  int compared_ = 0;
+  bool scalars_match_ = true;
+  jit::ReplayMemo memo_;
 };
 
 // Pending-stream limit: a flush starts once this many primitives wait (EMBER_MAX_PENDING_OPS).

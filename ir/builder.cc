@@ -83,6 +83,7 @@ std::string op_label(const char* primitive) {
 }
 
 Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op) {
+  if (a.dims == b.dims) return a;
   if (a.rank() != b.rank()) {
     fail(op, absl::StrCat("ranks differ: ", a.to_string(), " and ", b.to_string()));
   }
@@ -101,7 +102,7 @@ Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op) {
 
 ValueId Builder::add(OpKind op, ValueIds inputs, TensorType type, Attrs attrs) {
   for (int64_t d : type.shape.dims) EMBER_REQUIRE(d >= 0, op_name(op), "negative size");
-  return g_.add(Node{op, std::move(inputs), std::move(type), std::move(attrs), OpScope::current()});
+  return g_.add(op, std::move(inputs), std::move(type), std::move(attrs), OpScope::current());
 }
 
 ValueId Builder::input(int slot, const TensorType& t) {

@@ -33,6 +33,11 @@ struct Node {
 class Graph {
  public:
   ValueId add(Node node);
+  // Constructs the node in place (no move of a whole node per recorded op).
+  ValueId add(OpKind op, ValueIds&& inputs, TensorType&& type, Attrs&& attrs, const char* label) {
+    nodes_.emplace_back(op, std::move(inputs), std::move(type), std::move(attrs), label);
+    return static_cast<ValueId>(nodes_.size() - 1);
+  }
   const Node& node(ValueId id) const { return nodes_[id]; }
   const TensorType& type(ValueId id) const { return nodes_[id].type; }
   int size() const { return static_cast<int>(nodes_.size()); }

@@ -2,9 +2,11 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include <algorithm>
 #include <cstring>
-#include <unordered_map>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
 #include "ir/graph.h"
 
 namespace ember::ir {
@@ -14,8 +16,11 @@ namespace {
 // field (about ten per node) cost a fifth of an eager step's host time.
 class Hasher {
  public:
-  Hasher() : state_(XXH3_createState()) { XXH3_64bits_reset(state_); }
-  ~Hasher() { XXH3_freeState(state_); }
+  // The state lives on the stack: a hash per flush need not allocate.
+  Hasher() {
+    XXH3_INITSTATE(&state_);
+    XXH3_64bits_reset(&state_);
+  }
   Hasher(const Hasher&) = delete;
   Hasher& operator=(const Hasher&) = delete;
 
@@ -29,24 +34,46 @@ class Hasher {
   // Sizes are replaced by equality classes; 1 keeps its own class (it decides broadcasting).
   void add_size(int64_t size) {
     if (size == 1) return add<int64_t>(-1);
-    auto [it, inserted] = size_class_.try_emplace(size, static_cast<int64_t>(size_class_.size()));
-    add<int64_t>(it->second);
+    add<int64_t>(size_class(size));
   }
   uint64_t digest() {
     flush();
-    return XXH3_64bits_digest(state_);
+    return XXH3_64bits_digest(&state_);
   }
 
  private:
   void flush() {
-    XXH3_64bits_update(state_, buffer_, used_);
+    XXH3_64bits_update(&state_, buffer_, used_);
     used_ = 0;
   }
 
-  XXH3_state_t* state_;
+  // The class of a size: its index among the distinct sizes seen so far. A graph holds a few
+  // distinct sizes, searched linearly (a hash map lookup per dim cost more than the hashing).
+  // Past kLinear sizes, a map takes over.
+  int64_t size_class(int64_t size) {
+    if (size == last_size_) return last_class_;
+    last_size_ = size;
+    if (!many_sizes_.empty()) {
+      auto [it, fresh] = many_sizes_.try_emplace(size, static_cast<int64_t>(many_sizes_.size()));
+      return last_class_ = it->second;
+    }
+    auto it = std::find(sizes_.begin(), sizes_.end(), size);
+    last_class_ = it - sizes_.begin();
+    if (it != sizes_.end()) return last_class_;
+    sizes_.push_back(size);
+    if (sizes_.size() > kLinear) {
+      for (size_t i = 0; i < sizes_.size(); ++i) many_sizes_[sizes_[i]] = static_cast<int64_t>(i);
+    }
+    return last_class_;
+  }
+
+  XXH3_state_t state_;
   unsigned char buffer_[1024];
   size_t used_ = 0;
-  std::unordered_map<int64_t, int64_t> size_class_;
+  static constexpr size_t kLinear = 32;
+  absl::InlinedVector<int64_t, kLinear> sizes_;
+  absl::flat_hash_map<int64_t, int64_t> many_sizes_;
+  int64_t last_size_ = -1, last_class_ = 0;
 };
 
 void add_attrs(Hasher& h, const Attrs& attrs) {

@@ -1,12 +1,14 @@
 // Runs a flushed graph on a compiling backend (Vulkan): plan, lower, compile (cached), launch,
 // then report kernel-side errors against the outputs that depend on them.
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string_view>
 #include <unordered_map>
@@ -125,13 +127,32 @@ uint64_t plan_key(const ir::Graph& g, const std::vector<ir::ValueId>& outputs,
 // and offsets, pad values): every shape, every other attribute, every input's layout. Two
 // flushes with equal plan keys and equal fingerprints lower to the same kernels with the same
 // parameters but for the scalar words, which ScalarPatch rewrites.
-uint64_t layout_fingerprint(const ir::Graph& g, std::span<const runtime::Array> inputs) {
+// FNV-1a over 64-bit words.
+struct Fnv {
   uint64_t h = 0xcbf29ce484222325ull;
-  auto mix = [&h](uint64_t v) { h = (h ^ v) * 0x100000001b3ull; };
-  auto mix_all = [&](const auto& xs) {
+  void mix(uint64_t v) { h = (h ^ v) * 0x100000001b3ull; }
+  template <class C>
+  void mix_all(const C& xs) {
     mix(xs.size());
     for (auto x : xs) mix(static_cast<uint64_t>(x));
-  };
+  }
+};
+
+// The inputs' part of layout_fingerprint: shapes, strides and offsets.
+uint64_t input_layout_fingerprint(std::span<const runtime::Array> inputs) {
+  Fnv f;
+  for (const runtime::Array& a : inputs) {
+    f.mix_all(a.type.shape.dims);
+    f.mix_all(a.strides);
+    f.mix(a.offset);
+  }
+  return f.h;
+}
+
+uint64_t layout_fingerprint(const ir::Graph& g, std::span<const runtime::Array> inputs) {
+  Fnv f;
+  auto mix = [&f](uint64_t v) { f.mix(v); };
+  auto mix_all = [&f](const auto& xs) { f.mix_all(xs); };
   for (const ir::Node& n : g.nodes()) {
     mix_all(n.type.shape.dims);
     std::visit(
@@ -157,12 +178,8 @@ uint64_t layout_fingerprint(const ir::Graph& g, std::span<const runtime::Array> 
         },
         n.attrs);
   }
-  for (const runtime::Array& a : inputs) {
-    mix_all(a.type.shape.dims);
-    mix_all(a.strides);
-    mix(a.offset);
-  }
-  return h;
+  mix(input_layout_fingerprint(inputs));
+  return f.h;
 }
 
 // A plan and its compiled kernels, reused by every flush with the same key: a repeated step
@@ -325,6 +342,9 @@ struct PlanCache {
   std::unordered_map<uint64_t, std::shared_ptr<CachedPlan>> plans;
 };
 
+// Bumped whenever cached plans are dropped: a replay memo holding one is stale then.
+std::atomic<uint64_t> g_plan_generation{0};
+
 std::mutex g_caches_mutex;
 auto* g_caches = new std::unordered_map<const runtime::Backend*, PlanCache>;
 
@@ -335,6 +355,78 @@ PlanCache& plan_cache(const runtime::Backend* backend) {
 
 constexpr size_t kMaxCachedPlans = 1024;  // distinct step shapes a process keeps
 
+// The variants a plan is made with, per matmul (node, block, tile) and per reduction (node,
+// workgroup); nullopt while one of them is still to be tuned (such a flush is not replayed).
+std::optional<std::vector<int>> chosen_variants(const ir::Graph& g,
+                                                const std::vector<MatmulChoice>& matmuls,
+                                                const std::vector<RowChoice>& rows) {
+  std::vector<int> out;
+  for (ir::ValueId v = 0; v < g.size(); ++v) {
+    ir::OpKind op = g.node(v).op;
+    if (op == ir::OpKind::Matmul) {
+      if (!matmuls[v].tune_key.empty()) return std::nullopt;
+      out.insert(out.end(), {v, matmuls[v].block, matmuls[v].mma});
+    } else if (op == ir::OpKind::Reduce) {
+      if (!rows[v].tune_key.empty()) return std::nullopt;
+      out.insert(out.end(), {v, rows[v].workgroup});
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+// What a replayed flush reuses: everything its plan and launches were derived from, and them.
+struct ReplayMemo::State {
+  uint64_t generation = 0;  // g_plan_generation when made
+  bool fusion = false;
+  std::vector<int> variants;  // chosen_variants
+  uint64_t inputs_layout = 0;
+  uint64_t key = 0;
+  std::shared_ptr<CachedPlan> cached;
+  Plan plan;                           // with this graph's index spaces
+  std::vector<LoweredKernel> lowered;  // launch copies, with the last flush's scalars
+};
+
+ReplayMemo::ReplayMemo() = default;
+ReplayMemo::~ReplayMemo() = default;
+void ReplayMemo::forget() { state.reset(); }
+
+namespace {
+
+// The memo's state when this flush replays the last one: the same graph (the caller compared
+// it), the same settings and stored variants, the same input layouts, no plan dropped since.
+// The state leaves the memo either way, so a flush that throws leaves nothing stale behind.
+std::unique_ptr<ReplayMemo::State> take_replay(ReplayMemo* memo, bool fusion,
+                                               const std::optional<std::vector<int>>& variants,
+                                               uint64_t inputs_layout) {
+  if (memo == nullptr) return nullptr;
+  std::unique_ptr<ReplayMemo::State> s = std::move(memo->state);
+  if (!s || !memo->same_graph || !variants || s->generation != g_plan_generation.load() ||
+      s->fusion != fusion || s->variants != *variants || s->inputs_layout != inputs_layout) {
+    return nullptr;
+  }
+  return s;
+}
+
+// The replayed flush's kernels: the last flush's, with this graph's scalars where they changed.
+std::vector<LoweredKernel> replayed_kernels(const ir::Graph& g, ReplayMemo::State& replay,
+                                            bool same_scalars) {
+  std::vector<LoweredKernel> out;
+  out.reserve(replay.lowered.size());
+  for (LoweredKernel& last : replay.lowered) {
+    if (!same_scalars) {
+      for (const ScalarPatch& p : last.scalar_patches) {
+        ScalarWords words = scalar_field_words(g.node(p.node), p.field);
+        std::copy(words.begin(), words.end(), last.params.begin() + p.slot);
+      }
+    }
+    out.push_back(launch_copy(last));
+  }
+  counters().lowerings_reused.fetch_add(1, std::memory_order_relaxed);
+  return out;
+}
+
 }  // namespace
 
 void clear_plan_cache() {
@@ -343,37 +435,50 @@ void clear_plan_cache() {
     std::lock_guard inner(cache.mutex);
     cache.plans.clear();
   }
+  g_plan_generation.fetch_add(1);
 }
 
 std::vector<Outcome> execute_planned(const ir::Graph& g, const std::vector<ir::ValueId>& outputs,
                                      std::span<const runtime::Array> inputs,
-                                     runtime::Backend& backend);
+                                     runtime::Backend& backend, ReplayMemo* memo);
 
+// (The split of long reductions is a function of the graph: a memo of the unsplit graph's
+// flush serves the split one.)
 std::vector<Outcome> execute_compiled(const ir::Graph& g, const std::vector<ir::ValueId>& outputs,
                                       std::span<const runtime::Array> inputs,
-                                      runtime::Backend& backend) {
-  if (!has_long_reductions(g)) return execute_planned(g, outputs, inputs, backend);
+                                      runtime::Backend& backend, ReplayMemo* memo) {
+  if (!has_long_reductions(g)) return execute_planned(g, outputs, inputs, backend, memo);
   std::vector<ir::ValueId> split_outputs = outputs;
   ir::Graph split = split_long_reductions(g, split_outputs);
-  return execute_planned(split, split_outputs, inputs, backend);
+  return execute_planned(split, split_outputs, inputs, backend, memo);
 }
 
 std::vector<Outcome> execute_planned(const ir::Graph& g, const std::vector<ir::ValueId>& outputs,
                                      std::span<const runtime::Array> inputs,
-                                     runtime::Backend& backend) {
+                                     runtime::Backend& backend, ReplayMemo* memo) {
+  const uint64_t generation = g_plan_generation.load();
   bool fusion = fusion_enabled();
   std::vector<MatmulChoice> matmuls = choose_matmul_blocks(g, backend);
   std::vector<RowChoice> rows = choose_row_workgroups(g, backend);
-  uint64_t key = plan_key(g, outputs, inputs, fusion, matmuls, rows);
+  const std::optional<std::vector<int>> variants = chosen_variants(g, matmuls, rows);
+  const uint64_t inputs_layout = memo ? input_layout_fingerprint(inputs) : 0;
+  std::unique_ptr<ReplayMemo::State> replay = take_replay(memo, fusion, variants, inputs_layout);
+  uint64_t key = replay ? replay->key : plan_key(g, outputs, inputs, fusion, matmuls, rows);
   PlanCache& cache = plan_cache(&backend);
   std::shared_ptr<CachedPlan> cached;
-  {
+  if (replay) {
+    cached = replay->cached;
+  } else {
     std::lock_guard lock(cache.mutex);
     if (auto it = cache.plans.find(key); it != cache.plans.end()) cached = it->second;
   }
   bool hit = cached != nullptr;
   Plan plan;
-  if (hit) {
+  if (replay) {
+    counters().replays.fetch_add(1, std::memory_order_relaxed);
+    counters().cache_hits.fetch_add(1, std::memory_order_relaxed);
+    plan = std::move(replay->plan);
+  } else if (hit) {
     counters().cache_hits.fetch_add(1, std::memory_order_relaxed);
     // Same structure, maybe other sizes: the index spaces come from this graph.
     plan = cached->plan;
@@ -427,7 +532,8 @@ std::vector<Outcome> execute_planned(const ir::Graph& g, const std::vector<ir::V
     pending.clear();
   };
   for (LoweredKernel& lk :
-       lowered_kernels(g, plan, *cached, layout_fingerprint(g, inputs), layout)) {
+       replay ? replayed_kernels(g, *replay, memo->same_scalars)
+              : lowered_kernels(g, plan, *cached, layout_fingerprint(g, inputs), layout)) {
     launched.push_back({std::move(lk), {}});
     int k = static_cast<int>(launched.size()) - 1;
     for (ir::ValueId b : launched.back().lk.bindings) last_read[b] = k;
@@ -513,7 +619,10 @@ std::vector<Outcome> execute_planned(const ir::Graph& g, const std::vector<ir::V
   if (checks || !backend.ordered_stream()) backend.sync();
   if (!hit && !retuned) {
     std::lock_guard lock(cache.mutex);
-    if (cache.plans.size() >= kMaxCachedPlans) cache.plans.clear();
+    if (cache.plans.size() >= kMaxCachedPlans) {
+      cache.plans.clear();
+      g_plan_generation.fetch_add(1);
+    }
     cache.plans.emplace(key, cached);
   }
 
@@ -554,6 +663,21 @@ std::vector<Outcome> execute_planned(const ir::Graph& g, const std::vector<ir::V
     } else {
       out[i].array = arrays[o];
     }
+  }
+  // Kept for the next flush of the same graph, unless this one tuned (it then plans afresh).
+  if (memo != nullptr && variants && tuned_now.empty() && !retuned) {
+    if (!replay) {
+      replay = std::make_unique<ReplayMemo::State>();
+      replay->generation = generation;
+      replay->fusion = fusion;
+      replay->variants = *variants;
+      replay->inputs_layout = inputs_layout;
+      replay->key = key;
+      replay->cached = cached;
+      for (const Launched& L : launched) replay->lowered.push_back(launch_copy(L.lk));
+    }
+    replay->plan = std::move(plan);
+    memo->state = std::move(replay);
   }
   return out;
 }

@@ -19,10 +19,11 @@ Counters& counters() {
 
 std::vector<Outcome> execute_compiled(const ir::Graph& g, const std::vector<ir::ValueId>& outputs,
                                       std::span<const runtime::Array> inputs,
-                                      runtime::Backend& backend);
+                                      runtime::Backend& backend, ReplayMemo* memo);
 
 std::vector<Outcome> execute(const ir::Graph& g, const std::vector<ir::ValueId>& outputs,
-                             std::span<const runtime::Array> inputs, runtime::Backend& backend) {
+                             std::span<const runtime::Array> inputs, runtime::Backend& backend,
+                             ReplayMemo* memo) {
   counters().flushes.fetch_add(1, std::memory_order_relaxed);
   if (dump_enabled("ir")) {
     uint64_t h = ir::structural_hash(g, outputs);
@@ -31,7 +32,7 @@ std::vector<Outcome> execute(const ir::Graph& g, const std::vector<ir::ValueId>&
   }
   if (backend.kind() != runtime::DeviceKind::Cpu) {
     try {
-      return execute_compiled(g, outputs, inputs, backend);
+      return execute_compiled(g, outputs, inputs, backend, memo);
     } catch (const Error& e) {
       // A failure to plan, compile or launch fails this flush's outputs, not the process.
       std::vector<Outcome> failed(outputs.size());
@@ -39,6 +40,7 @@ std::vector<Outcome> execute(const ir::Graph& g, const std::vector<ir::ValueId>&
       return failed;
     }
   }
+  if (memo != nullptr) memo->forget();  // the reference path plans nothing to reuse
   // Remaining uses of each value; outputs hold one extra use so they survive.
   std::vector<int> uses(g.size(), 0);
   for (const ir::Node& n : g.nodes()) {

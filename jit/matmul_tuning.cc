@@ -1,5 +1,6 @@
 #include "jit/matmul_tuning.h"
 
+#include <algorithm>
 #include <iterator>
 
 #include "absl/strings/numbers.h"
@@ -107,6 +108,12 @@ autotune::TuneKey matmul_tune_key(const ir::Graph& g, ir::ValueId mm,
 
 std::vector<MatmulChoice> choose_matmul_blocks(const ir::Graph& g,
                                                const runtime::Backend& backend) {
+  // Most eager flushes have no matmul: no choices to make, no settings to read.
+  const auto& nodes = g.nodes();
+  if (std::none_of(nodes.begin(), nodes.end(),
+                   [](const ir::Node& n) { return n.op == ir::OpKind::Matmul; })) {
+    return {};
+  }
   std::vector<MatmulChoice> choices(g.size());
   // EMBER_MATMUL_BLOCK=1|2|4|8 forces a block, EMBER_MMA_TILE=1..N a tensor-core tile.
   const int forced_block = forced_variant(

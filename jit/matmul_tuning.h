@@ -36,8 +36,8 @@ struct MatmulChoice {
   std::string tune_key;  // empty: nothing to tune
 };
 
-// One choice per node of `g` (default for non-matmul nodes), decided once per flush: the plan
-// key, the plan and the launches all read these.
+// One choice per node of `g` (default for non-matmul nodes; none at all when `g` has no
+// matmul), decided once per flush: the plan key, the plan and the launches all read these.
 std::vector<MatmulChoice> choose_matmul_blocks(const ir::Graph& g, const runtime::Backend& backend);
 
 // Tunes `mm`'s key over its template's variants (blocks, or tensor-core tile ids when `mma`):

@@ -74,13 +74,14 @@ autotune::TuneKey row_tune_key(const ir::Graph& g, ir::ValueId reduce,
 }
 
 std::vector<RowChoice> choose_row_workgroups(const ir::Graph& g, const runtime::Backend& backend) {
+  const std::vector<ir::ValueId> reductions = reductions_of(g);
+  if (reductions.empty()) return {};  // no choices to make, no settings to read
   std::vector<RowChoice> choices(g.size());
   const int forced =
       forced_variant("EMBER_ROW_WORKGROUP",
                      std::vector<int>(std::begin(kRowWorkgroups), std::end(kRowWorkgroups)));
   autotune::Mode mode = autotune::mode(!backend.runs_on_cpu());
   if (mode == autotune::Mode::on && !tunes_on(backend)) mode = autotune::Mode::cached;
-  const std::vector<ir::ValueId> reductions = reductions_of(g);
   for (ir::ValueId v : reductions) {
     RowChoice& c = choices[v];
     if (forced > 0 || mode == autotune::Mode::off) {

@@ -35,7 +35,8 @@ autotune::TuneKey row_tune_key(const ir::Graph& g, ir::ValueId reduce,
 // and softmax.
 int row_workgroup_heuristic(const ir::Graph& g, ir::ValueId reduce);
 
-// One choice per node of `g`; a row kernel uses its first reduction's.
+// One choice per node of `g` (none at all when `g` has no reduction); a row kernel uses its first
+// reduction's.
 std::vector<RowChoice> choose_row_workgroups(const ir::Graph& g, const runtime::Backend& backend);
 
 // Tunes `reduce`'s key: `time_variant(wg)` runs the kernel with that workgroup size once and

@@ -17,6 +17,7 @@ struct Counters {
   std::atomic<int64_t> lowerings_reused{0};
   std::atomic<int64_t> mma_launches{0};
   std::atomic<int64_t> graph_launches{0};
+  std::atomic<int64_t> replays{0};
 };
 
 Counters& counters();

@@ -27,6 +27,32 @@ TEST(Printer, OneLinePerNode) {
             "outputs: %4\n");
 }
 
+// One 1-D input per size.
+Graph inputs_of_sizes(const std::vector<int64_t>& sizes) {
+  Graph g;
+  Builder b(g);
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    b.input(static_cast<int>(i), {DType::F32, Shape{sizes[i]}});
+  }
+  return g;
+}
+
+TEST(Hash, ManyDistinctSizesKeepTheirEqualityClasses) {
+  // More distinct sizes than the hasher searches linearly (it switches to a map).
+  std::vector<int64_t> a, b;
+  for (int i = 0; i < 80; ++i) {
+    a.push_back(10 + i);
+    b.push_back(1000 + 3 * i);
+  }
+  uint64_t ha = structural_hash(inputs_of_sizes(a), {});
+  EXPECT_EQ(ha, structural_hash(inputs_of_sizes(b), {}));
+  for (auto [i, j] : {std::pair{70, 5}, std::pair{70, 60}, std::pair{20, 3}}) {
+    std::vector<int64_t> c = a;
+    c[i] = c[j];  // two sizes equal, before and after the switch
+    EXPECT_NE(ha, structural_hash(inputs_of_sizes(c), {})) << i << " = " << j;
+  }
+}
+
 TEST(Hash, IgnoresConcreteSizesAndScalars) {
   EXPECT_EQ(structural_hash(axpy({2, 3}, {1, 3}), {4}),
             structural_hash(axpy({7, 9}, {1, 9}, DType::F32, 0.5), {4}));

@@ -1,0 +1,73 @@
+#include "ir/compare.h"
+
+#include <cstring>
+#include <type_traits>
+
+namespace ember::ir {
+namespace {
+
+bool same_bits(double x, double y) { return std::memcmp(&x, &y, sizeof(double)) == 0; }
+
+bool same_value(const Scalar& x, const Scalar& y) {
+  return x.is_int == y.is_int && x.i == y.i && same_bits(x.f, y.f);
+}
+
+// Attributes of one alternative, runtime scalars excluded.
+template <class A>
+bool same_structural_attrs(const A& x, const A& y) {
+  if constexpr (std::is_same_v<A, NoAttrs>) return true;
+  if constexpr (std::is_same_v<A, InputAttrs>) return x.slot == y.slot;
+  if constexpr (std::is_same_v<A, FullAttrs>) return x.value.is_int == y.value.is_int;
+  if constexpr (std::is_same_v<A, IotaAttrs> || std::is_same_v<A, AxisAttrs>)
+    return x.axis == y.axis;
+  if constexpr (std::is_same_v<A, RandomAttrs>) return x.dist == y.dist;
+  if constexpr (std::is_same_v<A, UnaryAttrs> || std::is_same_v<A, BinaryAttrs>)
+    return x.fn == y.fn;
+  if constexpr (std::is_same_v<A, ReduceAttrs>) return x.fn == y.fn && x.axis == y.axis;
+  if constexpr (std::is_same_v<A, PermuteAttrs>) return x.perm == y.perm;
+  if constexpr (std::is_same_v<A, SliceAttrs>) return x.starts == y.starts && x.steps == y.steps;
+  if constexpr (std::is_same_v<A, FlipAttrs>) return x.axes == y.axes;
+  if constexpr (std::is_same_v<A, PadAttrs>) {
+    return x.before == y.before && x.after == y.after && x.value.is_int == y.value.is_int;
+  }
+  if constexpr (std::is_same_v<A, SortAttrs>) {
+    return x.axis == y.axis && x.descending == y.descending && x.indices == y.indices;
+  }
+}
+
+template <class A>
+bool same_scalar_attrs(const A& x, const A& y) {
+  if constexpr (std::is_same_v<A, FullAttrs>) return same_value(x.value, y.value);
+  if constexpr (std::is_same_v<A, PadAttrs>) return same_value(x.value, y.value);
+  if constexpr (std::is_same_v<A, RandomAttrs>) {
+    return same_bits(x.a, y.a) && same_bits(x.b, y.b) && x.seed == y.seed && x.offset == y.offset;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool same_structure(const Node& a, const Node& b) {
+  if (a.op != b.op || a.inputs != b.inputs || a.type.dtype != b.type.dtype ||
+      a.type.shape.dims != b.type.shape.dims || a.attrs.index() != b.attrs.index()) {
+    return false;
+  }
+  return std::visit(
+      [&](const auto& x) {
+        using A = std::decay_t<decltype(x)>;
+        return same_structural_attrs(x, std::get<A>(b.attrs));
+      },
+      a.attrs);
+}
+
+bool same_scalars(const Node& a, const Node& b) {
+  if (a.attrs.index() != b.attrs.index()) return false;
+  return std::visit(
+      [&](const auto& x) {
+        using A = std::decay_t<decltype(x)>;
+        return same_scalar_attrs(x, std::get<A>(b.attrs));
+      },
+      a.attrs);
+}
+
+}  // namespace ember::ir

@@ -1,0 +1,96 @@
+// A stream compares each flush's graph with its last one; an equal graph (same nodes, sizes and
+// outputs) replays the last flush's plan and launches, rewriting only changed scalars
+// (stats().replays). Every step here is checked against the CPU, so a stale scalar, seed or
+// layout in a replayed flush fails.
+#include "jit/executor.h"
+#include "tests/jit/gpu_util.h"
+
+namespace ember {
+namespace {
+
+// An eager elementwise chain with runtime scalars.
+std::vector<RawTensor> chain(const Device& dev, int64_t n, double a, double b) {
+  auto x = Tensor<2>::from_data(testing::host_uniform({4, n}, 5), dev);
+  for (int i = 0; i < 8; ++i) x = x * a + b;
+  return {x.raw()};
+}
+
+int64_t replays(const Device& dev) { return stats(dev).replays; }
+
+TEST(FlushReplay, RepeatedStepReplaysWithEachStepsScalars) {
+  EMBER_REQUIRE_GPU_DEVICE();
+  Device dev = testing::gpu_device();
+  // Warm-up: plans (and tunes where the device tunes), then a flush that leaves a replay.
+  for (int i = 0; i < 2; ++i) chain(dev, 64, 1.0, 0.0)[0].to_data();
+  int64_t before = replays(dev);
+  for (double a : {1.5, 1.5, 0.5, -2.0}) {
+    testing::expect_same([&](const Device& d) { return chain(d, 64, a, 0.25); }, dev);
+  }
+  EXPECT_EQ(replays(dev) - before, 4) << "each step after the first replays the last";
+}
+
+TEST(FlushReplay, OtherSizesOrOutputsPlanAgain) {
+  EMBER_REQUIRE_GPU_DEVICE();
+  Device dev = testing::gpu_device();
+  for (int i = 0; i < 2; ++i) chain(dev, 64, 1.0, 0.0)[0].to_data();
+  int64_t before = replays(dev);
+  testing::expect_same([&](const Device& d) { return chain(d, 96, 1.25, 0.5); }, dev);
+  EXPECT_EQ(replays(dev), before) << "other sizes are another graph";
+  // The same ops with an intermediate kept alive: another set of outputs.
+  auto kept = [](const Device& d) -> std::vector<RawTensor> {
+    auto x = Tensor<2>::from_data(testing::host_uniform({4, 96}, 5), d);
+    auto mid = x * 1.25 + 0.5;
+    auto y = mid;
+    for (int i = 1; i < 8; ++i) y = y * 1.25 + 0.5;
+    return {mid.raw(), y.raw()};
+  };
+  testing::expect_same(kept, dev);
+  EXPECT_EQ(replays(dev), before) << "other outputs";
+}
+
+TEST(FlushReplay, ReplayedRandomStepsDrawFreshNumbers) {
+  EMBER_REQUIRE_GPU_DEVICE();
+  Device dev = testing::gpu_device();
+  auto noisy = [](const Device& d, uint32_t seed) -> std::vector<RawTensor> {
+    ember::seed(seed);
+    auto x = Tensor<2>::from_data(testing::host_uniform({4, 32}, 9), d);
+    auto r = Tensor<2>::random({4, 32}, Distribution::uniform(0, 1), d);
+    return {(x + r * 0.5).raw()};
+  };
+  for (int i = 0; i < 2; ++i) noisy(dev, 1)[0].to_data();
+  int64_t before = replays(dev);
+  TensorData first = noisy(dev, 2)[0].to_data();
+  for (uint32_t seed : {3u, 4u}) {
+    testing::expect_same([&](const Device& d) { return noisy(d, seed); }, dev);
+  }
+  EXPECT_GE(replays(dev) - before, 2);
+  EXPECT_THROW(noisy(dev, 4)[0].to_data().assert_approx_eq(first, Tolerance::rel_abs(0, 0)), Error)
+      << "another seed must draw other numbers";
+}
+
+TEST(FlushReplay, ClearedPlansAreNotReplayed) {
+  EMBER_REQUIRE_GPU_DEVICE();
+  Device dev = testing::gpu_device();
+  for (int i = 0; i < 2; ++i) chain(dev, 48, 1.0, 0.0)[0].to_data();
+  jit::clear_plan_cache();
+  int64_t before = replays(dev);
+  testing::expect_same([&](const Device& d) { return chain(d, 48, 2.0, 1.0); }, dev);
+  EXPECT_EQ(replays(dev), before);
+  testing::expect_same([&](const Device& d) { return chain(d, 48, 0.5, 1.0); }, dev);
+  EXPECT_EQ(replays(dev), before + 1) << "planned again, then replayed";
+}
+
+TEST(FlushReplay, FusionSwitchIsPartOfTheReplay) {
+  EMBER_REQUIRE_GPU_DEVICE();
+  Device dev = testing::gpu_device();
+  for (int i = 0; i < 2; ++i) chain(dev, 40, 1.0, 0.0)[0].to_data();
+  int64_t kernels = stats(dev).kernels_launched;
+  {
+    FusionGuard unfused(false);
+    testing::expect_same([&](const Device& d) { return chain(d, 40, 2.0, 1.0); }, dev);
+  }
+  EXPECT_GT(stats(dev).kernels_launched - kernels, 8) << "unfused: a kernel per op";
+}
+
+}  // namespace
+}  // namespace ember
