@@ -90,10 +90,12 @@ RawTensor binary_scalar(ir::BinaryFn fn, const RawTensor& x, ir::Scalar s, bool 
     return scalar_first ? binary(fn, c, x) : binary(fn, x, c);
   }
   // One recording for the scalar's node and the op (the scalar is no user-visible tensor):
-  // an eager-style step of scalar ops pays one stream lookup and one value per op.
-  return Stream::of(x.device()).record([&](Builder& b, auto&& bind) {
+  // an eager-style step of scalar ops pays one stream lookup and one value per op, and a
+  // scalar node per distinct constant.
+  Stream& stream = Stream::of(x.device());
+  return stream.record([&](Builder& b, auto&& bind) {
     ir::ValueId xv = bind(x);
-    ir::ValueId c = b.full(ones(x.rank()), x.dtype(), s);
+    ir::ValueId c = stream.scalar_locked(b, x.rank(), x.dtype(), s);
     return scalar_first ? b.binary(fn, c, xv) : b.binary(fn, xv, c);
   });
 }

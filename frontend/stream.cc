@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 
 #include "absl/strings/numbers.h"
@@ -107,14 +108,31 @@ ir::ValueId Stream::bind_locked(const RawTensor& t) {
   return id;
 }
 
+ir::ValueId Stream::scalar_locked(ir::Builder& b, int rank, DType dtype, ir::Scalar value) {
+  auto same_bits = [](const ir::Scalar& x, const ir::Scalar& y) {
+    return x.is_int == y.is_int && x.i == y.i && std::memcmp(&x.f, &y.f, sizeof(double)) == 0;
+  };
+  for (int i = 0; i < scalar_nodes_used_; ++i) {
+    const ScalarNode& n = scalar_nodes_[i];
+    if (n.dtype == dtype && n.rank == rank && same_bits(n.value, value)) return n.id;
+  }
+  Shape ones;
+  ones.dims.assign(static_cast<size_t>(rank), 1);
+  ir::ValueId id = b.full(ones, dtype, value);
+  scalar_nodes_[scalar_nodes_next_] = {value, dtype, rank, id};
+  scalar_nodes_next_ = (scalar_nodes_next_ + 1) % static_cast<int>(scalar_nodes_.size());
+  scalar_nodes_used_ = std::min(scalar_nodes_used_ + 1, static_cast<int>(scalar_nodes_.size()));
+  return id;
+}
+
 void Stream::compare_with_last() {
   const int n = graph_.size();
   // Once a node differs, this flush will not replay the last one: nothing more to compare.
   if (matched_ == compared_) {
-    while (matched_ < n && matched_ < last_graph_.size() &&
-           ir::same_structure(graph_.node(matched_), last_graph_.node(matched_))) {
-      scalars_match_ =
-          scalars_match_ && ir::same_scalars(graph_.node(matched_), last_graph_.node(matched_));
+    while (matched_ < n && matched_ < last_graph_.size()) {
+      ir::NodeMatch m = ir::match_nodes(graph_.node(matched_), last_graph_.node(matched_));
+      if (m == ir::NodeMatch::Different) break;
+      scalars_match_ = scalars_match_ && m == ir::NodeMatch::Same;
       ++matched_;
     }
   }
@@ -236,6 +254,7 @@ void Stream::flush_locked() {
   bound_.clear();
   bound_ids_.clear();
   pending_.clear();
+  scalar_nodes_used_ = scalar_nodes_next_ = 0;
   matched_ = compared_ = 0;
   scalars_match_ = true;
 }

@@ -1,6 +1,7 @@
 #pragma once
 // The lazy stream of one device: ops append primitives to a pending graph; a sync point flushes
 // it through the jit. Internal to the frontend.
+#include <array>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -46,6 +47,11 @@ class Stream {
     return finish_record(id);
   }
 
+  // Inside `record`: the node of a scalar operand (an all-ones shape of `rank`), shared by the
+  // ops of this flush that use the same scalar: an eager step of tensor-scalar ops records one
+  // node per distinct constant instead of one per op.
+  ir::ValueId scalar_locked(ir::Builder& b, int rank, DType dtype, ir::Scalar value);
+
   // Records a whole graph (a backward pass): its Input nodes bind `inputs[slot]`, the other nodes
   // are replayed; returns a tensor per value of `outputs`.
   std::vector<RawTensor> record_graph(const ir::Graph& g, const std::vector<RawTensor>& inputs,
@@ -89,6 +95,15 @@ class Stream {
   int compared_ = 0;
   bool scalars_match_ = true;
   jit::ReplayMemo memo_;
+  // The scalar nodes of the pending graph (scalar_locked), the last few distinct ones.
+  struct ScalarNode {
+    ir::Scalar value;
+    DType dtype;
+    int rank;
+    ir::ValueId id;
+  };
+  std::array<ScalarNode, 8> scalar_nodes_;
+  int scalar_nodes_used_ = 0, scalar_nodes_next_ = 0;
 };
 
 // Pending-stream limit: a flush starts once this many primitives wait (EMBER_MAX_PENDING_OPS).

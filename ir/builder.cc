@@ -83,7 +83,7 @@ std::string op_label(const char* primitive) {
 }
 
 Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op) {
-  if (a.dims == b.dims) return a;
+  if (a == b) return a;
   if (a.rank() != b.rank()) {
     fail(op, absl::StrCat("ranks differ: ", a.to_string(), " and ", b.to_string()));
   }

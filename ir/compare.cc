@@ -45,27 +45,28 @@ bool same_scalar_attrs(const A& x, const A& y) {
   return true;
 }
 
+// Inline loops: a memcmp call per short array cost more than the comparison.
+bool same_inputs(const ValueIds& a, const ValueIds& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i] != b[i]) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
-bool same_structure(const Node& a, const Node& b) {
-  if (a.op != b.op || a.inputs != b.inputs || a.type.dtype != b.type.dtype ||
-      a.type.shape.dims != b.type.shape.dims || a.attrs.index() != b.attrs.index()) {
-    return false;
+NodeMatch match_nodes(const Node& a, const Node& b) {
+  if (a.op != b.op || a.attrs.index() != b.attrs.index() || a.type.dtype != b.type.dtype ||
+      !same_inputs(a.inputs, b.inputs) || a.type.shape != b.type.shape) {
+    return NodeMatch::Different;
   }
   return std::visit(
       [&](const auto& x) {
         using A = std::decay_t<decltype(x)>;
-        return same_structural_attrs(x, std::get<A>(b.attrs));
-      },
-      a.attrs);
-}
-
-bool same_scalars(const Node& a, const Node& b) {
-  if (a.attrs.index() != b.attrs.index()) return false;
-  return std::visit(
-      [&](const auto& x) {
-        using A = std::decay_t<decltype(x)>;
-        return same_scalar_attrs(x, std::get<A>(b.attrs));
+        const A& y = std::get<A>(b.attrs);
+        if (!same_structural_attrs(x, y)) return NodeMatch::Different;
+        return same_scalar_attrs(x, y) ? NodeMatch::Same : NodeMatch::OtherScalars;
       },
       a.attrs);
 }

@@ -6,12 +6,14 @@
 
 namespace ember::ir {
 
-// Everything but the runtime scalars: op, inputs, dtype, every size, every attribute. Equal
-// nodes lower to the same kernels with the same parameters but for the scalar words.
-bool same_structure(const Node& a, const Node& b);
+enum class NodeMatch {
+  Different,     // op, inputs, dtype, a size or an attribute differs
+  OtherScalars,  // equal but for runtime scalars (fill and pad values, random parameters)
+  Same,
+};
 
-// The runtime scalars (fill and pad values, random parameters, seeds and offsets), bit for bit,
-// of two nodes with the same structure.
-bool same_scalars(const Node& a, const Node& b);
+// Equal structure lowers to the same kernels with the same parameters but for the scalar
+// words; scalars are compared bit for bit.
+NodeMatch match_nodes(const Node& a, const Node& b);
 
 }  // namespace ember::ir

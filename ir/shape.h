@@ -28,8 +28,15 @@ class Shape {
   int64_t numel() const;
   int64_t operator[](int i) const { return dims[i]; }
   int64_t& operator[](int i) { return dims[i]; }
-  bool operator==(const Shape& o) const { return dims == o.dims; }
-  bool operator!=(const Shape& o) const { return dims != o.dims; }
+  // An inline loop: shapes are short, and a memcmp call per comparison cost more than it.
+  bool operator==(const Shape& o) const {
+    if (dims.size() != o.dims.size()) return false;
+    for (size_t i = 0; i < dims.size(); ++i) {
+      if (dims[i] != o.dims[i]) return false;
+    }
+    return true;
+  }
+  bool operator!=(const Shape& o) const { return !(*this == o); }
   // Row-major strides of a contiguous tensor of this shape, in elements.
   std::vector<int64_t> contiguous_strides() const;
   std::string to_string() const;  // "[2, 3]"

@@ -25,7 +25,7 @@ void clear_plan_cache();
 std::string labelled_error(const ir::Node& n, const std::string& message);
 
 // What a caller (a device's stream) keeps from one flush to the next: when a flush's graph
-// equals the previous one node for node (ir::same_structure) with the same outputs, that
+// equals the previous one node for node (ir::match_nodes) with the same outputs, that
 // flush's plan, plan key and lowered kernels are reused without hashing, planning or lowering
 // again; the scalar words are rewritten only when a scalar changed. An eager step recorded the
 // same way every time (a training loop's) pays one comparison per node instead.

@@ -176,11 +176,15 @@ class CudaBackend final : public Backend {
     bind();
     std::lock_guard lock(mutex_);
     if (timing_) {
-      d_->cuEventRecord(stop_, stream_);
-      check(d_->cuEventSynchronize(stop_), "cuEventSynchronize");
-      float ms = 0;
-      if (d_->cuEventElapsedTime(&ms, start_, stop_) == CUDA_SUCCESS) device_ns_ += ms * 1e6;
+      // Every launch is on stream_, before the stop event: once it completes, so has the
+      // stream (no second wait).
       timing_ = false;
+      if (d_->cuEventRecord(stop_, stream_) == CUDA_SUCCESS) {
+        check(d_->cuEventSynchronize(stop_), "cuEventSynchronize");
+        float ms = 0;
+        if (d_->cuEventElapsedTime(&ms, start_, stop_) == CUDA_SUCCESS) device_ns_ += ms * 1e6;
+        return;
+      }
     }
     check(d_->cuStreamSynchronize(stream_), "cuStreamSynchronize");
   }

@@ -35,6 +35,22 @@ TEST(Lazy, SyncMaterializesLiveTensorsOnly) {
   EXPECT_EQ(stats(cpu).kernels_launched, 2);
 }
 
+TEST(Lazy, OpsShareTheNodeOfAnEqualScalar) {
+  Device cpu = Device::cpu();
+  auto x = Tensor<1>::from_data({1.0, 2.0}, cpu);
+  sync(cpu);
+  auto& stream = detail::Stream::of(cpu);
+  auto y = x * 3.0 + 3.0;  // input, one scalar node, mul, add
+  EXPECT_EQ(stream.pending_ops(), 4);
+  auto z = y * 2.0 - 0.0 + -0.0;  // 2, 0 and -0 (other bits): three more scalars
+  EXPECT_EQ(stream.pending_ops(), 4 + 3 + 3);
+  auto i = Tensor<1, Int>::from_ints({1, 2}, cpu) * 3;  // an int 3 is another constant
+  EXPECT_EQ(stream.pending_ops(), 10 + 3);
+  expect_tensor(y, Shape{2}, {6.0, 9.0});
+  expect_tensor(z, Shape{2}, {12.0, 18.0});
+  expect_tensor(i, Shape{2}, {3.0, 6.0});
+}
+
 TEST(Lazy, PendingLimitFlushes) {
   Device cpu = Device::cpu();
   auto x = Tensor<1>::from_data({1.0}, cpu);
