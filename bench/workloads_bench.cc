@@ -45,6 +45,8 @@ void run_timed(benchmark::State& state, bool fused, const std::function<void()>&
   }
   take_device_time_ms(dev);
   reset_stats(dev);
+  // A wall-time workload reads no device time: its timestamps would only add driver calls.
+  const bool timing = set_device_timing(dev, !wall_time);
   int64_t iterations = 0;
   for (auto _ : state) {
     auto t0 = std::chrono::steady_clock::now();
@@ -55,6 +57,7 @@ void run_timed(benchmark::State& state, bool fused, const std::function<void()>&
     state.SetIterationTime(device_ms >= 0 && !wall_time ? device_ms / 1e3 : wall);
     ++iterations;
   }
+  set_device_timing(dev, timing);
   Stats s = stats(dev);
   state.counters["kernels"] =
       static_cast<double>(s.kernels_launched) / std::max<int64_t>(1, iterations);

@@ -67,8 +67,9 @@ RawTensor pad(const RawTensor& x, const std::vector<std::pair<int64_t, int64_t>>
 // ---- elementwise
 RawTensor unary(ir::UnaryFn fn, const RawTensor& x);
 RawTensor binary(ir::BinaryFn fn, const RawTensor& a, const RawTensor& b);
-RawTensor binary_scalar(ir::BinaryFn fn, const RawTensor& x, Scalar s);
-RawTensor scalar_binary(ir::BinaryFn fn, Scalar s, const RawTensor& x);  // s op x
+// (Scalars by reference: a 24-byte struct copied by value stalled store forwarding per op.)
+RawTensor binary_scalar(ir::BinaryFn fn, const RawTensor& x, const Scalar& s);
+RawTensor scalar_binary(ir::BinaryFn fn, const Scalar& s, const RawTensor& x);  // s op x
 RawTensor cast(const RawTensor& x, DType dtype);
 RawTensor is_finite(const RawTensor& x);
 RawTensor clamp(const RawTensor& x, std::optional<Scalar> min, std::optional<Scalar> max);

@@ -17,11 +17,11 @@ RawTensor binary(BinaryFn fn, const RawTensor& a, const RawTensor& b) {
   return prim::binary(fn, a, b);
 }
 
-RawTensor binary_scalar(BinaryFn fn, const RawTensor& x, Scalar s) {
+RawTensor binary_scalar(BinaryFn fn, const RawTensor& x, const Scalar& s) {
   return prim::binary_scalar(fn, x, s.ir());
 }
 
-RawTensor scalar_binary(BinaryFn fn, Scalar s, const RawTensor& x) {
+RawTensor scalar_binary(BinaryFn fn, const Scalar& s, const RawTensor& x) {
   return prim::binary_scalar(fn, x, s.ir(), /*scalar_first=*/true);
 }
 

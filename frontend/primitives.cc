@@ -82,7 +82,8 @@ RawTensor scalar_like(const RawTensor& x, ir::Scalar s, DType dtype) {
   return full(ones(x.rank()), dtype, s, x.device());
 }
 
-RawTensor binary_scalar(ir::BinaryFn fn, const RawTensor& x, ir::Scalar s, bool scalar_first) {
+RawTensor binary_scalar(ir::BinaryFn fn, const RawTensor& x, const ir::Scalar& s,
+                        bool scalar_first) {
   const RawTensor* inputs[] = {&x};
   if (detail::tracking(inputs)) {
     // The tape differentiates the binary node against tensors it knows: the scalar is one.

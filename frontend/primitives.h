@@ -17,7 +17,7 @@ RawTensor from_data(const TensorData& data, const Device& device);
 RawTensor unary(ir::UnaryFn fn, const RawTensor& x);
 RawTensor binary(ir::BinaryFn fn, const RawTensor& a, const RawTensor& b);
 // x op scalar (or scalar op x when `scalar_first`), the scalar in x's dtype.
-RawTensor binary_scalar(ir::BinaryFn fn, const RawTensor& x, ir::Scalar s,
+RawTensor binary_scalar(ir::BinaryFn fn, const RawTensor& x, const ir::Scalar& s,
                         bool scalar_first = false);
 RawTensor where(const RawTensor& cond, const RawTensor& a, const RawTensor& b);
 RawTensor cast(const RawTensor& x, DType dtype);

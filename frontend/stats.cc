@@ -32,6 +32,10 @@ double take_device_time_ms(const Device& device) {
   return ns < 0 ? -1 : ns / 1e6;
 }
 
+bool set_device_timing(const Device& device, bool on) {
+  return detail::backend_for(device).set_timing(on);
+}
+
 void reset_stats(const Device& device) {
   auto& c = jit::counters();
   for (auto* counter :

@@ -31,6 +31,10 @@ Stats stats(const Device& device = Device::default_device());
 // Device time (device timestamps) of the work that ran on `device` since the last call, in ms;
 // -1 when the device has no timers (the CPU backend).
 double take_device_time_ms(const Device& device);
+// Whether `device` brackets its work with timestamps for take_device_time_ms (on by default);
+// returns the previous setting. On CUDA they cost two driver calls per flush, which a
+// latency-bound loop that never reads device time can save; work run while off is not timed.
+bool set_device_timing(const Device& device, bool on);
 // Zeroes the counters and restarts the memory peak from what is held now.
 void reset_stats(const Device& device = Device::default_device());
 

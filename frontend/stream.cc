@@ -108,7 +108,7 @@ ir::ValueId Stream::bind_locked(const RawTensor& t) {
   return id;
 }
 
-ir::ValueId Stream::scalar_locked(ir::Builder& b, int rank, DType dtype, ir::Scalar value) {
+ir::ValueId Stream::scalar_locked(ir::Builder& b, int rank, DType dtype, const ir::Scalar& value) {
   auto same_bits = [](const ir::Scalar& x, const ir::Scalar& y) {
     return x.is_int == y.is_int && x.i == y.i && std::memcmp(&x.f, &y.f, sizeof(double)) == 0;
   };

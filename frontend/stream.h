@@ -50,7 +50,7 @@ class Stream {
   // Inside `record`: the node of a scalar operand (an all-ones shape of `rank`), shared by the
   // ops of this flush that use the same scalar: an eager step of tensor-scalar ops records one
   // node per distinct constant instead of one per op.
-  ir::ValueId scalar_locked(ir::Builder& b, int rank, DType dtype, ir::Scalar value);
+  ir::ValueId scalar_locked(ir::Builder& b, int rank, DType dtype, const ir::Scalar& value);
 
   // Records a whole graph (a backward pass): its Input nodes bind `inputs[slot]`, the other nodes
   // are replayed; returns a tensor per value of `outputs`.

@@ -77,6 +77,19 @@ bool log_kernels() {
   return on;
 }
 
+// Device timestamps on for a measurement, whatever the user chose (set_device_timing).
+class TimingOn {
+ public:
+  explicit TimingOn(runtime::Backend& b) : backend_(b), was_(b.set_timing(true)) {}
+  ~TimingOn() { backend_.set_timing(was_); }
+  TimingOn(const TimingOn&) = delete;
+  TimingOn& operator=(const TimingOn&) = delete;
+
+ private:
+  runtime::Backend& backend_;
+  bool was_;
+};
+
 // EMBER_LOG=kernels: runs each launch on its own (a debugging mode) to time it with device
 // timestamps, then prints name, fused op count, time and effective bandwidth (bytes bound).
 void log_launch(const ir::Graph& g, const LoweredKernel& lk, const runtime::Launch& l,
@@ -278,6 +291,7 @@ int tune_kernel(const ir::Graph& g, const Plan& plan, int k, const Emitter::Layo
     }
     return ms;
   };
+  TimingOn timing(backend);
   // The heuristic's result is the check's reference.
   time_variant(tuned_variant(plan.kernels[k]));
   if (plan.kernels[k].kind == KernelKind::Row)
@@ -527,6 +541,8 @@ std::vector<Outcome> execute_planned(const ir::Graph& g, const std::vector<ir::V
   std::vector<runtime::SequencedLaunch> pending;
   bool retuned = false;  // a kernel runs another variant than the plan key was computed with
   bool sequence = hit && !log_kernels();
+  std::optional<TimingOn> log_timing;  // logged launches are timed
+  if (log_kernels()) log_timing.emplace(backend);
   auto launch_pending = [&] {
     for (const runtime::SequencedLaunch& s : pending) backend.launch(*s.kernel, s.launch);
     pending.clear();

@@ -115,6 +115,9 @@ class Backend {
   // Device time (from device timestamps) of the work submitted since the last call, in
   // nanoseconds; -1 where the backend has no timestamps.
   virtual double take_device_time_ns() { return -1; }
+  // Whether work is bracketed by device timestamps for take_device_time_ns (on by default);
+  // returns the previous setting. Backends whose timestamps cost the host nothing keep them.
+  virtual bool set_timing(bool on) { return true; }
   // Whether launches run in submission order on one queue, so buffers may be released and
   // reused while work is pending (CUDA's stream); otherwise each flush ends with sync().
   virtual bool ordered_stream() const { return false; }

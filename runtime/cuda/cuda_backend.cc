@@ -189,6 +189,15 @@ class CudaBackend final : public Backend {
     check(d_->cuStreamSynchronize(stream_), "cuStreamSynchronize");
   }
 
+  // Two driver calls per flush (start and stop events, and the wait on the latter): a
+  // latency-bound loop that never reads device time may turn them off.
+  bool set_timing(bool on) override {
+    std::lock_guard lock(mutex_);
+    bool was = timing_enabled_;
+    timing_enabled_ = on;
+    return was;
+  }
+
   double take_device_time_ns() override {
     std::lock_guard lock(mutex_);
     double t = device_ns_;
@@ -240,7 +249,7 @@ class CudaBackend final : public Backend {
 
   // Device time runs from the first launch after a sync to the next sync.
   void start_timing() {
-    if (!timing_) {
+    if (!timing_ && timing_enabled_) {
       d_->cuEventRecord(start_, stream_);
       timing_ = true;
     }
@@ -300,6 +309,7 @@ class CudaBackend final : public Backend {
   CUdevice device_ = 0;
   CUcontext context_ = nullptr;
   CUstream stream_ = nullptr;
+  bool timing_enabled_ = true;
   CUevent start_ = nullptr, stop_ = nullptr;
   bool timing_ = false;
   GraphCache graphs_{d_};  // guarded by mutex_

@@ -63,5 +63,25 @@ TEST(GraphReplay, OtherSizesOfTheSamePlan) {
   }
 }
 
+// set_device_timing(false) drops the timestamps around flushes: nothing is timed until it is
+// back on; results are unaffected.
+TEST(DeviceTiming, OffTimesNothing) {
+  EMBER_REQUIRE_CUDA();
+  Device dev = testing::gpu_device();
+  graph_launches_of(64, 3, 1.0);
+  take_device_time_ms(dev);
+  EXPECT_TRUE(set_device_timing(dev, false));
+  graph_launches_of(64, 3, 1.0);
+  EXPECT_EQ(take_device_time_ms(dev), 0.0);
+  EXPECT_FALSE(set_device_timing(dev, true));
+  graph_launches_of(64, 3, 1.0);
+  EXPECT_GT(take_device_time_ms(dev), 0.0);
+}
+
+TEST(DeviceTiming, CpuHasNoTimer) {
+  EXPECT_TRUE(set_device_timing(Device::cpu(), false));
+  EXPECT_EQ(take_device_time_ms(Device::cpu()), -1.0);
+}
+
 }  // namespace
 }  // namespace ember
