@@ -23,6 +23,7 @@
 #include "jit/lower.h"
 #include "jit/matmul_tuning.h"
 #include "jit/plan.h"
+#include "jit/pointwise_tuning.h"
 #include "jit/row_tuning.h"
 #include "jit/split_reductions.h"
 #include "jit/stats.h"
@@ -228,19 +229,25 @@ bool close_enough(const std::vector<float>& got, const std::vector<float>& want,
 constexpr double kBurstMs = 2.0;
 
 // The tunable variant of a planned kernel: a matmul's SIMT block or tensor-core tile, a row
-// kernel's workgroup size.
+// kernel's workgroup size, a pointwise kernel's configuration.
 int& tuned_variant(KernelPlan& kp) {
   if (kp.kind == KernelKind::Row) return kp.workgroup;
+  if (kp.kind == KernelKind::Pointwise) return kp.pointwise;
   return kp.mma > 0 ? kp.mma : kp.block;
 }
 int tuned_variant(const KernelPlan& kp) { return tuned_variant(const_cast<KernelPlan&>(kp)); }
 
-// The tuning key of kernel k (empty: nothing to tune): its matmul's or first reduction's.
-const std::string& tune_key_of(const KernelPlan& kp, const std::vector<MatmulChoice>& matmuls,
-                               const std::vector<RowChoice>& rows) {
+// The tuning key of kernel k (empty: nothing to tune): its matmul's or first reduction's, or
+// for a pointwise kernel the one chosen with the plan (`pointwise_keys`, empty on plan hits).
+const std::string& tune_key_of(const KernelPlan& kp, int k,
+                               const std::vector<MatmulChoice>& matmuls,
+                               const std::vector<RowChoice>& rows,
+                               const std::vector<std::string>& pointwise_keys) {
   static const std::string none;
   if (kp.kind == KernelKind::Matmul) return matmuls[kp.anchor].tune_key;
   if (kp.kind == KernelKind::Row && !kp.reductions.empty()) return rows[kp.reductions[0]].tune_key;
+  if (kp.kind == KernelKind::Pointwise && k < static_cast<int>(pointwise_keys.size()))
+    return pointwise_keys[k];
   return none;
 }
 
@@ -296,6 +303,8 @@ int tune_kernel(const ir::Graph& g, const Plan& plan, int k, const Emitter::Layo
   time_variant(tuned_variant(plan.kernels[k]));
   if (plan.kernels[k].kind == KernelKind::Row)
     return tune_row(g, plan.kernels[k].reductions[0], backend, time_variant);
+  if (plan.kernels[k].kind == KernelKind::Pointwise)
+    return tune_pointwise(g, plan.kernels[k], backend, time_variant);
   return tune_matmul(g, plan.kernels[k].anchor, backend, mma, time_variant);
 }
 
@@ -488,6 +497,7 @@ std::vector<Outcome> execute_planned(const ir::Graph& g, const std::vector<ir::V
   }
   bool hit = cached != nullptr;
   Plan plan;
+  std::vector<std::string> pointwise_keys;  // per kernel, on a plan miss: pointwise keys to tune
   if (replay) {
     counters().replays.fetch_add(1, std::memory_order_relaxed);
     counters().cache_hits.fetch_add(1, std::memory_order_relaxed);
@@ -507,6 +517,12 @@ std::vector<Outcome> execute_planned(const ir::Graph& g, const std::vector<ir::V
       }
       if (kp.kind == KernelKind::Row && !kp.reductions.empty())
         kp.workgroup = rows[kp.reductions[0]].workgroup;
+    }
+    pointwise_keys.resize(cached->plan.kernels.size());
+    for (size_t k = 0; k < cached->plan.kernels.size(); ++k) {
+      KernelPlan& kp = cached->plan.kernels[k];
+      if (kp.kind == KernelKind::Pointwise)
+        kp.pointwise = choose_pointwise(g, kp, backend, &pointwise_keys[k]);
     }
     plan = cached->plan;
   }
@@ -556,10 +572,14 @@ std::vector<Outcome> execute_planned(const ir::Graph& g, const std::vector<ir::V
   }
   for (int k = 0; k < static_cast<int>(plan.kernels.size()); ++k) {
     LoweredKernel& lk = launched[k].lk;
+    const std::string& tune_key = tune_key_of(plan.kernels[k], k, matmuls, rows, pointwise_keys);
     std::vector<ir::ValueId> donors;  // intermediates dying here, read only in place
-    for (ir::ValueId v : lk.in_place_candidates) {
-      if (last_read[v] == k && !is_output[v] && g.node(v).op != ir::OpKind::Input)
-        donors.push_back(v);
+    // (Not for a kernel about to be tuned: its candidates run again and again over the inputs.)
+    if (tune_key.empty()) {
+      for (ir::ValueId v : lk.in_place_candidates) {
+        if (last_read[v] == k && !is_output[v] && g.node(v).op != ir::OpKind::Input)
+          donors.push_back(v);
+      }
     }
     for (ir::ValueId o : plan.kernels[k].outputs) {
       size_t bytes = static_cast<size_t>(g.type(o).shape.numel()) * dtype_size(g.type(o).dtype);
@@ -576,7 +596,6 @@ std::vector<Outcome> execute_planned(const ir::Graph& g, const std::vector<ir::V
     // is tuned now; a different winner changes this launch's kernel, and later flushes plan
     // with it.
     std::shared_ptr<runtime::Kernel> tuned;
-    const std::string& tune_key = tune_key_of(plan.kernels[k], matmuls, rows);
     // (A tensor-core request whose operands did not suit it ran the SIMT template: nothing
     // to tune.)
     bool fell_back =

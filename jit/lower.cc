@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "ir/error.h"
+#include "jit/pointwise_tuning.h"
 
 namespace ember::jit {
 namespace {
@@ -20,9 +21,6 @@ using ir::UnaryFn;
 using ir::ValueId;
 
 constexpr uint32_t kThreads = 256;
-// Elements each thread of a pointwise kernel handles per grid step: enough independent loads in
-// flight to cover memory latency on large GPUs without starving small tensors of threads.
-constexpr int kPointwiseUnroll = 4;
 constexpr int kTile = 16;  // matmul: 16 x 16 threads; K advances 16 per shared-memory stage
 // Matmuls use the largest per-thread block (8, 4, 2 or 1 squared) that leaves at least this many
 // workgroups: two per SM on a 132-SM GPU.
@@ -149,21 +147,12 @@ int combine(Emitter& e, ReduceFn fn, int acc, int x) {
   }
 }
 
-// Whether a pointwise kernel can move 4 elements per access: every output is a 4-byte dtype and
-// the element count divides by 4 (outputs are fresh contiguous buffers).
-bool vectorize_pointwise(const ir::Graph& g, const KernelPlan& kp) {
-  if (kp.shape.numel() % 4 != 0 || kp.shape.numel() < 1024) return false;
-  for (ValueId o : kp.outputs) {
-    if (dtype_size(g.type(o).dtype) != 4) return false;
-  }
-  return true;
-}
-
-void lower_pointwise_vec4(const ir::Graph& g, Emitter& e, const KernelPlan& kp,
+// Four elements per access (jit::vectorizable).
+void lower_pointwise_vec4(const ir::Graph& g, Emitter& e, const KernelPlan& kp, int unroll,
                           LoweredKernel& out) {
   int64_t vectors = kp.shape.numel() / 4;
   int n = e.param_u("out:vectors", static_cast<uint32_t>(vectors));
-  int t = e.begin_for(SOp::ForGrid, n, kPointwiseUnroll);
+  int t = e.begin_for(SOp::ForGrid, n, unroll);
   e.set_home(-1, t);
   int four = e.const_u(4);
   int base = e.bin(BinaryFn::Mul, t, four);
@@ -183,13 +172,15 @@ void lower_pointwise_vec4(const ir::Graph& g, Emitter& e, const KernelPlan& kp,
     e.store(o, t, vec);
   }
   e.end();
-  out.work_items = static_cast<uint64_t>((vectors + kPointwiseUnroll - 1) / kPointwiseUnroll);
+  out.work_items = static_cast<uint64_t>((vectors + unroll - 1) / unroll);
 }
 
 void lower_pointwise(const ir::Graph& g, Emitter& e, const KernelPlan& kp, LoweredKernel& out) {
-  if (vectorize_pointwise(g, kp)) return lower_pointwise_vec4(g, e, kp, out);
+  const PointwiseConfig c = pointwise_config(kp.pointwise);
+  e.desc().workgroup_size = static_cast<uint32_t>(c.threads);
+  if (c.vector == 4 && vectorizable(g, kp)) return lower_pointwise_vec4(g, e, kp, c.unroll, out);
   int n = e.numel_param(kp.shape, "out");
-  int lin = e.begin_for(SOp::ForGrid, n, kPointwiseUnroll);
+  int lin = e.begin_for(SOp::ForGrid, n, c.unroll);
   e.set_home(lin, -1);
   for (ValueId o : kp.outputs) {
     Index idx{kp.shape, {}, lin};
@@ -197,8 +188,7 @@ void lower_pointwise(const ir::Graph& g, Emitter& e, const KernelPlan& kp, Lower
     e.store(o, lin, v);
   }
   e.end();
-  out.work_items =
-      static_cast<uint64_t>((kp.shape.numel() + kPointwiseUnroll - 1) / kPointwiseUnroll);
+  out.work_items = static_cast<uint64_t>((kp.shape.numel() + c.unroll - 1) / c.unroll);
 }
 
 void lower_row(const ir::Graph& g, Emitter& e, const KernelPlan& kp, LoweredKernel& out) {

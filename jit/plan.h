@@ -31,6 +31,9 @@ struct KernelPlan {
   int mma = 0;
   // row kernels: threads per workgroup (autotuned or heuristic; 0: kRowWorkgroupDefault)
   int workgroup = 0;
+  // pointwise kernels: threads, elements per thread and vector width (jit/pointwise_tuning.h;
+  // 0: the default), chosen when the plan is made; a plan reused at other sizes keeps it.
+  int pointwise = 0;
 };
 
 struct Plan {
