@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""The autotune tables of scripts/gpu-autotune.sh: square matmuls and row kernels (softmax,
-layer norm) with the heuristic variant (EMBER_AUTOTUNE=off) and the tuned one (=on), from
+"""The autotune tables of scripts/gpu-autotune.sh: square matmuls, row kernels (softmax,
+layer norm) and elementwise workloads (gelu, adam, copy: pointwise kernels) with the heuristic variant (EMBER_AUTOTUNE=off) and the tuned one (=on), from
 ember_bench JSON, with each key's winner and candidate times from `ember-autotune export` JSON.
 
   python3 bench/autotune_report.py autotune_*_off.json autotune_*_on.json autotune_*_cache.json
@@ -14,7 +14,7 @@ ROW_REDUCTIONS = {"softmax": "max+sum", "layernorm": "sum+sum"}
 
 
 def main(paths):
-    times, rows, entries = {}, {}, []
+    times, rows, pointwise, entries = {}, {}, {}, []
     for p in paths:
         data = json.load(open(p))
         if isinstance(data, list):
@@ -27,6 +27,10 @@ def main(paths):
                 device = b.get("label", "?").split()[0]
                 rows[(device, r.group(1), int(r.group(2)), int(r.group(3)), mode)] = (
                     b["real_time"], b.get("GB", 0))
+            w = re.match(r"BM_(gelu_64M|adam_64M|copy_1GiB)/fused:1", b["name"])
+            if w and not b.get("error_occurred"):
+                device = b.get("label", "?").split()[0]
+                pointwise[(device, w.group(1), mode)] = (b["real_time"], b.get("GB", 0))
             m = re.match(r"BM_matmul_square/n:(\d+)/type:(\d)", b["name"])
             if not m or b.get("error_occurred"):
                 continue
@@ -69,6 +73,27 @@ def main(paths):
                 cands = ", ".join(f"{c['config'].split('=')[-1]}: {c['time_ms']:.3f}" for c in e["candidates"])
         print(f"| {device} | {name} {r}x{n} | {off[0]:.3f} ms, {off[1]:.1f} GB/s | "
               f"{on[0]:.3f} ms, {on[1]:.1f} GB/s | {off[0] / on[0]:.2f}x | {winner} | {cands} |")
+
+    if pointwise:
+        print()
+        print("| device | elementwise workload | heuristic | autotuned | speed-up |")
+        print("| --- | --- | --- | --- | --- |")
+    for (device, name, mode) in sorted(pointwise):
+        if mode != "off" or (device, name, "on") not in pointwise:
+            continue
+        off, on = pointwise[(device, name, "off")], pointwise[(device, name, "on")]
+        print(f"| {device} | {name} | {off[0]:.3f} ms, {off[1]:.1f} GB/s | "
+              f"{on[0]:.3f} ms, {on[1]:.1f} GB/s | {off[0] / on[0]:.2f}x |")
+    keys = [e for e in entries if e["key"].split("|")[0] == "pointwise"]
+    if keys:
+        print()
+        print("| pointwise key (elements, flags) | winner | fastest / slowest candidate (ms) |")
+        print("| --- | --- | --- |")
+    for e in keys:
+        parts = e["key"].split("|")
+        times = [c["time_ms"] for c in e["candidates"] if c["time_ms"] > 0]
+        spread = f"{min(times):.3f} / {max(times):.3f}" if times else ""
+        print(f"| {parts[2]} {parts[-1]} | {e['winner']} | {spread} |")
 
 
 if __name__ == "__main__":
