@@ -126,7 +126,8 @@ uint64_t plan_key(const ir::Graph& g, const std::vector<ir::ValueId>& outputs,
       int wg = rows[v].workgroup;
       mix(static_cast<uint64_t>(wg) << 8 | row_cache_steps(in[n.get<ir::ReduceAttrs>().axis], wg));
     }
-    if (n.op == ir::OpKind::Matmul) mix(matmuls[v].block | matmuls[v].mma << 8);
+    if (n.op == ir::OpKind::Matmul)
+      mix(matmuls[v].block | matmuls[v].mma << 8 | matmuls[v].stages << 16);
     if (n.op == ir::OpKind::Pad) {  // unpadded dims skip the bounds test
       const auto& p = n.get<ir::PadAttrs>();
       uint64_t mask = 0;
@@ -388,7 +389,7 @@ std::optional<std::vector<int>> chosen_variants(const ir::Graph& g,
     ir::OpKind op = g.node(v).op;
     if (op == ir::OpKind::Matmul) {
       if (!matmuls[v].tune_key.empty()) return std::nullopt;
-      out.insert(out.end(), {v, matmuls[v].block, matmuls[v].mma});
+      out.insert(out.end(), {v, matmuls[v].block, matmuls[v].mma, matmuls[v].stages});
     } else if (op == ir::OpKind::Reduce) {
       if (!rows[v].tune_key.empty()) return std::nullopt;
       out.insert(out.end(), {v, rows[v].workgroup});
@@ -514,6 +515,7 @@ std::vector<Outcome> execute_planned(const ir::Graph& g, const std::vector<ir::V
       if (kp.kind == KernelKind::Matmul) {
         kp.block = matmuls[kp.anchor].block;
         kp.mma = matmuls[kp.anchor].mma;
+        kp.stages = matmuls[kp.anchor].stages;
       }
       if (kp.kind == KernelKind::Row && !kp.reductions.empty())
         kp.workgroup = rows[kp.reductions[0]].workgroup;

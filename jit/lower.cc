@@ -368,22 +368,27 @@ void lower_matmul(const ir::Graph& g, const Plan& plan, Emitter& e, const Kernel
   int one = e.const_u(1);
   std::vector<int> acc(R * R);
   for (int& v : acc) v = e.new_var(acc_t, e.cast(e.const_u(0), acc_t));
-  int kt = e.begin_for(SOp::ForSeq, p_kt);
-  int k0 = mul(kt, u(kTile));
   // Out-of-range elements are staged as zeros (read at a clamped index: every load in bounds).
-  auto stage = [&](ValueId operand, const Shape& s, int row, int rows, int col, int cols,
-                   int shared, int slot) {
+  auto load = [&](ValueId operand, const Shape& s, int row, int rows, int col, int cols) {
     int ok =
         e.bin(BinaryFn::LogicalAnd, e.bin(BinaryFn::Lt, row, rows), e.bin(BinaryFn::Lt, col, cols));
     int v = e.value(operand, operand_index(s, e.umin(row, e.bin(BinaryFn::Sub, rows, one)),
                                            e.umin(col, e.bin(BinaryFn::Sub, cols, one))));
-    Stmt st{SOp::SharedStore, e.select(ok, e.cast(v, acc_t), e.cast(e.const_u(0), acc_t))};
+    return e.select(ok, e.cast(v, acc_t), e.cast(e.const_u(0), acc_t));
+  };
+  auto shared_store = [&](int shared, int slot, int value) {
+    Stmt st{SOp::SharedStore, value};
     st.buffer = shared;
     st.index = slot;
     e.desc().body.push_back(st);
   };
   // Each thread stages R elements of each tile, flat positions lid + 256 s, consecutive threads
-  // along the operand's contiguous dim.
+  // along the operand's contiguous dim. The next k-tile's elements are loaded into registers
+  // before the current tile is multiplied, so that global loads overlap the FMAs.
+  struct Staged {
+    int a_row, a_col, a_slot, b_row, b_col, b_slot;
+  };
+  std::vector<Staged> staged(R);
   for (int s = 0; s < R; ++s) {
     int flat = add(lid, u(static_cast<int64_t>(kThreads) * s));
     auto split = [&](int64_t fast) {
@@ -391,12 +396,39 @@ void lower_matmul(const ir::Graph& g, const Plan& plan, Emitter& e, const Kernel
     };
     auto [a_hi, a_lo] = split(a_t ? BM : kTile);  // A tile: BM x 16
     int arow = a_t ? a_lo : a_hi, acol = a_t ? a_hi : a_lo;
-    stage(a, as, add(m0, arow), pM, add(k0, acol), pK, sa, add(mul(acol, u(AS)), arow));
     auto [b_hi, b_lo] = split(b_t ? kTile : BN);  // B tile: 16 x BN
     int krow = b_t ? b_lo : b_hi, bcol = b_t ? b_hi : b_lo;
-    stage(b, bs, add(k0, krow), pK, add(n0, bcol), pN, sb, add(mul(krow, u(BS)), bcol));
+    staged[s] = {add(m0, arow), acol,          add(mul(acol, u(AS)), arow),
+                 krow,          add(n0, bcol), add(mul(krow, u(BS)), bcol)};
+  }
+  auto load_tile = [&](int k0, int s, bool a_operand) {
+    const Staged& st = staged[s];
+    return a_operand ? load(a, as, st.a_row, pM, add(k0, st.a_col), pK)
+                     : load(b, bs, add(k0, st.b_row), pK, st.b_col, pN);
+  };
+  // Two stages: the next k-tile's elements wait in registers while the current one is
+  // multiplied (global loads overlap the FMAs). One: each tile is loaded, then multiplied.
+  const bool two_stages = kp.stages >= 2;
+  std::vector<int> a_next(R), b_next(R);
+  for (int s = 0; s < R && two_stages; ++s) {
+    a_next[s] = e.new_var(acc_t, load_tile(e.const_u(0), s, true));
+    b_next[s] = e.new_var(acc_t, load_tile(e.const_u(0), s, false));
+  }
+  int kt = e.begin_for(SOp::ForSeq, p_kt);
+  int k0 = mul(kt, u(kTile));
+  for (int s = 0; s < R; ++s) {
+    shared_store(sa, staged[s].a_slot,
+                 two_stages ? e.var(a_next[s], acc_t) : load_tile(k0, s, true));
+    shared_store(sb, staged[s].b_slot,
+                 two_stages ? e.var(b_next[s], acc_t) : load_tile(k0, s, false));
   }
   e.barrier();
+  // (Past the last tile every element is out of range: zeros, loaded in bounds.)
+  int k1 = add(k0, u(kTile));
+  for (int s = 0; s < R && two_stages; ++s) {
+    e.assign(a_next[s], load_tile(k1, s, true));
+    e.assign(b_next[s], load_tile(k1, s, false));
+  }
   int kk = e.begin_for(SOp::ForSeq, e.const_u(kTile));
   std::vector<int> av(R), bv(R);
   for (int i = 0; i < R; ++i) {

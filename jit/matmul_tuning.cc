@@ -118,6 +118,8 @@ std::vector<MatmulChoice> choose_matmul_blocks(const ir::Graph& g,
   // EMBER_MATMUL_BLOCK=1|2|4|8 forces a block, EMBER_MMA_TILE=1..N a tensor-core tile.
   const int forced_block = forced_variant(
       "EMBER_MATMUL_BLOCK", std::vector<int>(std::begin(kMatmulBlocks), std::end(kMatmulBlocks)));
+  // EMBER_MATMUL_STAGES=1|2 forces the SIMT template's pipeline stages.
+  const int forced_stages = forced_variant("EMBER_MATMUL_STAGES", {1, 2});
   std::vector<int> tiles = usable_tiles(true);
   const int forced_tile = forced_variant("EMBER_MMA_TILE", tiles);
   autotune::Mode mode = autotune::mode(!backend.runs_on_cpu());
@@ -125,6 +127,8 @@ std::vector<MatmulChoice> choose_matmul_blocks(const ir::Graph& g,
   for (ir::ValueId v = 0; v < g.size(); ++v) {
     if (g.node(v).op != ir::OpKind::Matmul) continue;
     MatmulChoice& c = choices[v];
+    c.stages =
+        forced_stages > 0 ? forced_stages : (backend.kind() == runtime::DeviceKind::Cuda ? 2 : 1);
     Problem p = problem_of(g, v);
     bool mma = wants_mma(g, v, backend);
     bool wgmma = wgmma_allowed(g, v, backend);

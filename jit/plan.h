@@ -29,6 +29,9 @@ struct KernelPlan {
   // matmul: > 0 uses tensor-core tile kMmaTiles[mma - 1] when the operands allow it (CUDA,
   // f16/bf16, or f32 with TF32 allowed); the SIMT template with `block` otherwise.
   int mma = 0;
+  // matmul, SIMT template: 2 loads the next k-tile into registers while the current one is
+  // multiplied, 1 loads then multiplies (MatmulChoice::stages).
+  int stages = 1;
   // row kernels: threads per workgroup (autotuned or heuristic; 0: kRowWorkgroupDefault)
   int workgroup = 0;
   // pointwise kernels: threads, elements per thread and vector width (jit/pointwise_tuning.h;

@@ -1,8 +1,10 @@
-// The matmul template's per-thread blocks (1, 2, 4, 8 outputs squared), each forced through
-// EMBER_MATMUL_BLOCK on small problems: edges that are not multiples of the block tile, batches
-// with broadcasting, transposed-view operands, fused prologues and epilogues, half precision.
+// The matmul template's per-thread blocks (1, 2, 4, 8 outputs squared) with one or two pipeline
+// stages, each forced through EMBER_MATMUL_BLOCK and EMBER_MATMUL_STAGES on small problems: edges
+// that are not multiples of the block tile, batches with broadcasting, transposed-view operands,
+// fused prologues and epilogues, half precision.
 #include <cstdlib>
 #include <string>
+#include <tuple>
 
 #include "frontend/stream.h"
 #include "ir/builder.h"
@@ -12,10 +14,18 @@
 namespace ember {
 namespace {
 
-class MatmulBlocks : public ::testing::TestWithParam<int> {
+class MatmulBlocks : public ::testing::TestWithParam<std::tuple<int, int>> {
  protected:
-  void SetUp() override { setenv("EMBER_MATMUL_BLOCK", std::to_string(GetParam()).c_str(), 1); }
-  void TearDown() override { unsetenv("EMBER_MATMUL_BLOCK"); }
+  void SetUp() override {
+    setenv("EMBER_MATMUL_BLOCK", std::to_string(block()).c_str(), 1);
+    setenv("EMBER_MATMUL_STAGES", std::to_string(stages()).c_str(), 1);
+  }
+  void TearDown() override {
+    unsetenv("EMBER_MATMUL_BLOCK");
+    unsetenv("EMBER_MATMUL_STAGES");
+  }
+  int block() const { return std::get<0>(GetParam()); }
+  int stages() const { return std::get<1>(GetParam()); }
 };
 
 TEST_P(MatmulBlocks, TheForcedBlockIsTheOneUsed) {
@@ -24,7 +34,8 @@ TEST_P(MatmulBlocks, TheForcedBlockIsTheOneUsed) {
   ir::Builder b(g);
   ir::ValueId mm = b.matmul(b.input(0, {DType::F32, {37, 19}}), b.input(1, {DType::F32, {19, 45}}));
   auto choices = jit::choose_matmul_blocks(g, detail::backend_for(testing::gpu_device()));
-  EXPECT_EQ(choices[mm].block, GetParam());
+  EXPECT_EQ(choices[mm].block, block());
+  EXPECT_EQ(choices[mm].stages, stages());
   EXPECT_TRUE(choices[mm].tune_key.empty()) << "a forced block is not tuned";
 }
 
@@ -61,8 +72,12 @@ TEST_P(MatmulBlocks, HalfPrecisionAndLongK) {
       2e-2, 2e-1);
 }
 
-INSTANTIATE_TEST_SUITE_P(Blocks, MatmulBlocks, ::testing::Values(1, 2, 4, 8),
-                         [](const auto& info) { return "R" + std::to_string(info.param); });
+INSTANTIATE_TEST_SUITE_P(Blocks, MatmulBlocks,
+                         ::testing::Combine(::testing::Values(1, 2, 4, 8), ::testing::Values(1, 2)),
+                         [](const auto& info) {
+                           return "R" + std::to_string(std::get<0>(info.param)) + "S" +
+                                  std::to_string(std::get<1>(info.param));
+                         });
 
 }  // namespace
 }  // namespace ember
