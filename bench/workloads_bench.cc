@@ -196,6 +196,29 @@ void BM_matmul_square(benchmark::State& state) {
                  (std::getenv("EMBER_AUTOTUNE") ? std::getenv("EMBER_AUTOTUNE") : "default"));
 }
 
+// A long-K f32 matmul with a small output (1024 x 16384 x 1024: 64 output tiles of 128 x 128)
+// split in four parts (split:1, EMBER_SPLIT_K=4) and whole (split:0).
+void BM_matmul_long_k(benchmark::State& state) {
+  int64_t n = 1024 / (shrink() > 1 ? 8 : 1), k = 16384 / (shrink() > 1 ? 8 : 1);
+  auto a = mat(n, k, 17), b = mat(k, n, 18);
+  sync(bench_device());
+  const char* env = std::getenv("EMBER_SPLIT_K");
+  const std::string saved = env ? env : "";
+  if (state.range(0) == 0) {
+    unsetenv("EMBER_SPLIT_K");
+  } else {
+    setenv("EMBER_SPLIT_K", "4", 1);
+  }
+  Tensor<2> c;
+  run_timed(
+      state, true, [&] { c = a.matmul(b); }, 0, 2.0 * n * n * k);
+  if (saved.empty()) {
+    unsetenv("EMBER_SPLIT_K");
+  } else {
+    setenv("EMBER_SPLIT_K", saved.c_str(), 1);
+  }
+}
+
 // f32 operands on TF32 tensor cores (set_matmul_precision(High), as PyTorch's allow_tf32);
 // devices without tensor cores run the exact f32 template.
 void BM_matmul_4096_tf32(benchmark::State& state) {
@@ -400,6 +423,12 @@ EMBER_WORKLOAD(BM_transformer_block);
 BENCHMARK(BM_matmul_square)
     ->ArgNames({"n", "type"})
     ->ArgsProduct({{1024, 4096, 8192}, {0, 1, 2}})
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_matmul_long_k)
+    ->ArgName("split")
+    ->Arg(0)
+    ->Arg(1)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_start)->ArgName("warm")->Arg(0)->Arg(1)->Iterations(3)->UseManualTime()->Unit(

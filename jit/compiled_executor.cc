@@ -25,6 +25,7 @@
 #include "jit/plan.h"
 #include "jit/pointwise_tuning.h"
 #include "jit/row_tuning.h"
+#include "jit/split_k.h"
 #include "jit/split_reductions.h"
 #include "jit/stats.h"
 #include "runtime/host_convert.h"
@@ -466,14 +467,19 @@ std::vector<Outcome> execute_planned(const ir::Graph& g, const std::vector<ir::V
                                      std::span<const runtime::Array> inputs,
                                      runtime::Backend& backend, ReplayMemo* memo);
 
-// (The split of long reductions is a function of the graph: a memo of the unsplit graph's
-// flush serves the split one.)
+// Rewrites before planning: split-K matmuls, then long reductions split in two. (Both are
+// functions of the graph and the settings; a replay also checks the matmul variants chosen for
+// the rewritten graph, so a memo of the original graph's flush serves the rewritten one.)
 std::vector<Outcome> execute_compiled(const ir::Graph& g, const std::vector<ir::ValueId>& outputs,
                                       std::span<const runtime::Array> inputs,
                                       runtime::Backend& backend, ReplayMemo* memo) {
-  if (!has_long_reductions(g)) return execute_planned(g, outputs, inputs, backend, memo);
+  const bool split_k = has_split_k(g, backend);
+  if (!split_k && !has_long_reductions(g))
+    return execute_planned(g, outputs, inputs, backend, memo);
   std::vector<ir::ValueId> split_outputs = outputs;
-  ir::Graph split = split_long_reductions(g, split_outputs);
+  ir::Graph split = split_k ? split_k_matmuls(g, split_outputs, backend)
+                            : split_long_reductions(g, split_outputs);
+  if (split_k && has_long_reductions(split)) split = split_long_reductions(split, split_outputs);
   return execute_planned(split, split_outputs, inputs, backend, memo);
 }
 
