@@ -11,6 +11,7 @@ template <size_t Size>
 class BlockPool {
  public:
   static void* take() {
+    if (closed()) return ::operator new(Size);  // (during or after the thread's teardown)
     List& l = list();
     if (l.head == nullptr) return ::operator new(Size);
     Free* b = l.head;

@@ -253,8 +253,8 @@ const std::string& tune_key_of(const KernelPlan& kp, int k,
   return none;
 }
 
-// Times kernel k of the plan (a matmul or a row kernel) with each variant of its template on
-// this flush's buffers (its inputs are computed: earlier kernels were launched) and returns the
+// Times kernel k of the plan (a matmul, row or pointwise kernel) with each variant of its template
+// on this flush's buffers (its inputs are computed: earlier kernels were launched) and returns the
 // winner. A candidate whose result differs from the heuristic variant's is discarded.
 int tune_kernel(const ir::Graph& g, const Plan& plan, int k, const Emitter::LayoutFn& layout,
                 const std::vector<std::optional<runtime::Array>>& arrays,
@@ -380,8 +380,8 @@ PlanCache& plan_cache(const runtime::Backend* backend) {
 
 constexpr size_t kMaxCachedPlans = 1024;  // distinct step shapes a process keeps
 
-// The variants a plan is made with, per matmul (node, block, tile) and per reduction (node,
-// workgroup); nullopt while one of them is still to be tuned (such a flush is not replayed).
+// The variants a plan is made with, per matmul (node, block, tile, stages) and per reduction
+// (node, workgroup); nullopt while one of them is still to be tuned (such a flush is not replayed).
 std::optional<std::vector<int>> chosen_variants(const ir::Graph& g,
                                                 const std::vector<MatmulChoice>& matmuls,
                                                 const std::vector<RowChoice>& rows) {
@@ -600,9 +600,9 @@ std::vector<Outcome> execute_planned(const ir::Graph& g, const std::vector<ir::V
         arrays[o] = backend.allocate(g.type(o));
       }
     }
-    // A matmul or row kernel whose key is not tuned yet (plan hits included: sizes may differ)
-    // is tuned now; a different winner changes this launch's kernel, and later flushes plan
-    // with it.
+    // A matmul or row kernel whose key is not tuned yet (plan hits included: sizes may differ),
+    // or a pointwise kernel of a plan being made whose key is not, is tuned now; a different
+    // winner changes this launch's kernel, and later flushes plan with it.
     std::shared_ptr<runtime::Kernel> tuned;
     // (A tensor-core request whose operands did not suit it ran the SIMT template: nothing
     // to tune.)

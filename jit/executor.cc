@@ -34,7 +34,9 @@ std::vector<Outcome> execute(const ir::Graph& g, const std::vector<ir::ValueId>&
     try {
       return execute_compiled(g, outputs, inputs, backend, memo);
     } catch (const Error& e) {
-      // A failure to plan, compile or launch fails this flush's outputs, not the process.
+      // A failure to plan, compile or launch fails this flush's outputs, not the process, and
+      // leaves nothing to replay (it may have failed before the memo's state was taken).
+      if (memo != nullptr) memo->forget();
       std::vector<Outcome> failed(outputs.size());
       for (auto& o : failed) o.error = e.what();
       return failed;

@@ -408,7 +408,8 @@ void lower_matmul(const ir::Graph& g, const Plan& plan, Emitter& e, const Kernel
   };
   // Two stages: the next k-tile's elements wait in registers while the current one is
   // multiplied (global loads overlap the FMAs). One: each tile is loaded, then multiplied.
-  const bool two_stages = kp.stages >= 2;
+  // (Not for K = 0: the loads before the loop would read operands without elements.)
+  const bool two_stages = kp.stages >= 2 && K > 0;
   std::vector<int> a_next(R), b_next(R);
   for (int s = 0; s < R && two_stages; ++s) {
     a_next[s] = e.new_var(acc_t, load_tile(e.const_u(0), s, true));

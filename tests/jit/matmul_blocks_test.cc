@@ -72,6 +72,18 @@ TEST_P(MatmulBlocks, HalfPrecisionAndLongK) {
       2e-2, 2e-1);
 }
 
+// K = 0: a sum of nothing, zeros (the two-stage pipeline loads nothing ahead then).
+TEST_P(MatmulBlocks, EmptyK) {
+  EMBER_REQUIRE_GPU_DEVICE();
+  testing::expect_same(
+      [](const Device& dev) -> std::vector<RawTensor> {
+        auto a = Tensor<2>::from_data(testing::host_uniform({5, 0}, 74), dev);
+        auto b = Tensor<2>::from_data(testing::host_uniform({0, 7}, 75), dev);
+        return {(a.matmul(b) + 1.0).raw()};
+      },
+      testing::gpu_device());
+}
+
 INSTANTIATE_TEST_SUITE_P(Blocks, MatmulBlocks,
                          ::testing::Combine(::testing::Values(1, 2, 4, 8), ::testing::Values(1, 2)),
                          [](const auto& info) {
