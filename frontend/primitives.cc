@@ -67,19 +67,8 @@ RawTensor binary(ir::BinaryFn fn, const RawTensor& a, const RawTensor& c) {
   return on({&a, &c}, [&](Builder& b, auto&& bind) { return b.binary(fn, bind(a), bind(c)); });
 }
 
-namespace {
-
-// The shape of a scalar broadcast against a tensor of rank `rank`: all ones.
-Shape ones(int rank) {
-  Shape s;
-  s.dims.assign(static_cast<size_t>(rank), 1);
-  return s;
-}
-
-}  // namespace
-
 RawTensor scalar_like(const RawTensor& x, ir::Scalar s, DType dtype) {
-  return full(ones(x.rank()), dtype, s, x.device());
+  return full(Shape::ones(x.rank()), dtype, s, x.device());
 }
 
 RawTensor binary_scalar(ir::BinaryFn fn, const RawTensor& x, const ir::Scalar& s,

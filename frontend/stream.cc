@@ -2,7 +2,6 @@
 
 #include <atomic>
 #include <cstdlib>
-#include <cstring>
 #include <map>
 
 #include "absl/strings/numbers.h"
@@ -109,16 +108,11 @@ ir::ValueId Stream::bind_locked(const RawTensor& t) {
 }
 
 ir::ValueId Stream::scalar_locked(ir::Builder& b, int rank, DType dtype, const ir::Scalar& value) {
-  auto same_bits = [](const ir::Scalar& x, const ir::Scalar& y) {
-    return x.is_int == y.is_int && x.i == y.i && std::memcmp(&x.f, &y.f, sizeof(double)) == 0;
-  };
   for (int i = 0; i < scalar_nodes_used_; ++i) {
     const ScalarNode& n = scalar_nodes_[i];
-    if (n.dtype == dtype && n.rank == rank && same_bits(n.value, value)) return n.id;
+    if (n.dtype == dtype && n.rank == rank && ir::identical(n.value, value)) return n.id;
   }
-  Shape ones;
-  ones.dims.assign(static_cast<size_t>(rank), 1);
-  ir::ValueId id = b.full(ones, dtype, value);
+  ir::ValueId id = b.full(Shape::ones(rank), dtype, value);
   scalar_nodes_[scalar_nodes_next_] = {value, dtype, rank, id};
   scalar_nodes_next_ = (scalar_nodes_next_ + 1) % static_cast<int>(scalar_nodes_.size());
   scalar_nodes_used_ = std::min(scalar_nodes_used_ + 1, static_cast<int>(scalar_nodes_.size()));

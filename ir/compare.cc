@@ -8,10 +8,6 @@ namespace {
 
 bool same_bits(double x, double y) { return std::memcmp(&x, &y, sizeof(double)) == 0; }
 
-bool same_value(const Scalar& x, const Scalar& y) {
-  return x.is_int == y.is_int && x.i == y.i && same_bits(x.f, y.f);
-}
-
 // Attributes of one alternative, runtime scalars excluded.
 template <class A>
 bool same_structural_attrs(const A& x, const A& y) {
@@ -37,8 +33,8 @@ bool same_structural_attrs(const A& x, const A& y) {
 
 template <class A>
 bool same_scalar_attrs(const A& x, const A& y) {
-  if constexpr (std::is_same_v<A, FullAttrs>) return same_value(x.value, y.value);
-  if constexpr (std::is_same_v<A, PadAttrs>) return same_value(x.value, y.value);
+  if constexpr (std::is_same_v<A, FullAttrs>) return identical(x.value, y.value);
+  if constexpr (std::is_same_v<A, PadAttrs>) return identical(x.value, y.value);
   if constexpr (std::is_same_v<A, RandomAttrs>) {
     return same_bits(x.a, y.a) && same_bits(x.b, y.b) && x.seed == y.seed && x.offset == y.offset;
   }
@@ -55,6 +51,10 @@ bool same_inputs(const ValueIds& a, const ValueIds& b) {
 }
 
 }  // namespace
+
+bool identical(const Scalar& a, const Scalar& b) {
+  return a.is_int == b.is_int && a.i == b.i && same_bits(a.f, b.f);
+}
 
 NodeMatch match_nodes(const Node& a, const Node& b) {
   if (a.op != b.op || a.attrs.index() != b.attrs.index() || a.type.dtype != b.type.dtype ||

@@ -6,6 +6,10 @@
 
 namespace ember::ir {
 
+// Scalars bit for bit (-0 and 0 differ, a NaN equals the same NaN): what kernels read as
+// parameter words.
+bool identical(const Scalar& a, const Scalar& b);
+
 enum class NodeMatch {
   Different,     // op, inputs, dtype, a size or an attribute differs
   OtherScalars,  // equal but for runtime scalars (fill and pad values, random parameters)

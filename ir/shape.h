@@ -21,6 +21,12 @@ class Shape {
   Shape(std::initializer_list<int64_t> dims) : dims(dims) {}
   explicit Shape(const std::vector<int64_t>& dims) : dims(dims.begin(), dims.end()) {}
   explicit Shape(Dims dims) : dims(std::move(dims)) {}
+  // [1, 1, ...]: the shape of a scalar operand broadcast against a tensor of that rank.
+  static Shape ones(int rank) {
+    Shape s;
+    s.dims.assign(static_cast<size_t>(rank), 1);
+    return s;
+  }
   // The dimensions as a std::vector (for APIs that take one).
   std::vector<int64_t> vector() const { return {dims.begin(), dims.end()}; }
 

@@ -139,10 +139,6 @@ uint64_t plan_key(const ir::Graph& g, const std::vector<ir::ValueId>& outputs,
   return h;
 }
 
-// Everything lowering reads beyond the plan key except runtime scalars (fill values, RNG seeds
-// and offsets, pad values): every shape, every other attribute, every input's layout. Two
-// flushes with equal plan keys and equal fingerprints lower to the same kernels with the same
-// parameters but for the scalar words, which ScalarPatch rewrites.
 // FNV-1a over 64-bit words.
 struct Fnv {
   uint64_t h = 0xcbf29ce484222325ull;
@@ -165,7 +161,12 @@ uint64_t input_layout_fingerprint(std::span<const runtime::Array> inputs) {
   return f.h;
 }
 
-uint64_t layout_fingerprint(const ir::Graph& g, std::span<const runtime::Array> inputs) {
+// Everything lowering reads beyond the plan key except runtime scalars (fill values, RNG seeds
+// and offsets, pad values): every shape, every other attribute, every input's layout
+// (`inputs_layout`: input_layout_fingerprint of the flush's inputs). Two flushes with equal
+// plan keys and equal fingerprints lower to the same kernels with the same parameters but for
+// the scalar words, which ScalarPatch rewrites.
+uint64_t layout_fingerprint(const ir::Graph& g, uint64_t inputs_layout) {
   Fnv f;
   auto mix = [&f](uint64_t v) { f.mix(v); };
   auto mix_all = [&f](const auto& xs) { f.mix_all(xs); };
@@ -194,7 +195,7 @@ uint64_t layout_fingerprint(const ir::Graph& g, std::span<const runtime::Array> 
         },
         n.attrs);
   }
-  mix(input_layout_fingerprint(inputs));
+  mix(inputs_layout);
   return f.h;
 }
 
@@ -491,7 +492,7 @@ std::vector<Outcome> execute_planned(const ir::Graph& g, const std::vector<ir::V
   std::vector<MatmulChoice> matmuls = choose_matmul_blocks(g, backend);
   std::vector<RowChoice> rows = choose_row_workgroups(g, backend);
   const std::optional<std::vector<int>> variants = chosen_variants(g, matmuls, rows);
-  const uint64_t inputs_layout = memo ? input_layout_fingerprint(inputs) : 0;
+  const uint64_t inputs_layout = input_layout_fingerprint(inputs);
   std::unique_ptr<ReplayMemo::State> replay = take_replay(memo, fusion, variants, inputs_layout);
   uint64_t key = replay ? replay->key : plan_key(g, outputs, inputs, fusion, matmuls, rows);
   PlanCache& cache = plan_cache(&backend);
@@ -573,7 +574,7 @@ std::vector<Outcome> execute_planned(const ir::Graph& g, const std::vector<ir::V
   };
   for (LoweredKernel& lk :
        replay ? replayed_kernels(g, *replay, memo->same_scalars)
-              : lowered_kernels(g, plan, *cached, layout_fingerprint(g, inputs), layout)) {
+              : lowered_kernels(g, plan, *cached, layout_fingerprint(g, inputs_layout), layout)) {
     launched.push_back({std::move(lk), {}});
     int k = static_cast<int>(launched.size()) - 1;
     for (ir::ValueId b : launched.back().lk.bindings) last_read[b] = k;

@@ -2,7 +2,7 @@
 
 #include <cstdlib>
 
-#include "ir/builder.h"
+#include "ir/rewrite.h"
 #include "jit/matmul_tuning.h"
 
 namespace ember::jit {
@@ -40,44 +40,29 @@ bool has_split_k(const ir::Graph& g, const runtime::Backend& backend) {
 
 ir::Graph split_k_matmuls(const ir::Graph& g, std::vector<ir::ValueId>& outputs,
                           const runtime::Backend& backend) {
-  ir::Graph out;
-  ir::Builder b(out);
-  std::vector<ir::ValueId> remap(g.size());
-  ir::ValueIds args;
-  for (ir::ValueId i = 0; i < g.size(); ++i) {
-    const ir::Node& n = g.node(i);
-    if (n.op == ir::OpKind::Input) {
-      remap[i] = b.input(n.get<ir::InputAttrs>().slot, n.type);
-      continue;
-    }
-    args.clear();
-    for (ir::ValueId in : n.inputs) args.push_back(remap[in]);
-    const int parts = n.op == ir::OpKind::Matmul ? split_k_parts(g, i, backend) : 1;
-    if (parts == 1) {
-      remap[i] = b.replay(n, args);
-      continue;
-    }
-    // a [.., M, K] -> [.., M, S, K/S] -> [.., S, M, K/S]; b [.., K, N] -> [.., S, K/S, N].
-    const ir::ValueId first = out.size();
-    std::vector<int64_t> a_split = g.type(n.inputs[0]).shape.vector();
-    std::vector<int64_t> b_split = g.type(n.inputs[1]).shape.vector();
-    const int r = static_cast<int>(a_split.size());
-    const int64_t K = a_split[r - 1];
-    a_split.back() = K / parts;
-    a_split.insert(a_split.end() - 1, parts);
-    std::vector<int> perm;
-    for (int d = 0; d < r - 2; ++d) perm.push_back(d);
-    perm.insert(perm.end(), {r - 1, r - 2, r});
-    ir::ValueId a = b.permute(b.reshape(args[0], Shape(a_split)), perm);
-    b_split[r - 2] = K / parts;
-    b_split.insert(b_split.end() - 2, parts);
-    ir::ValueId partial = b.matmul(a, b.reshape(args[1], Shape(b_split)));  // [.., S, M, N]
-    ir::ValueId sum = b.reduce(ir::ReduceFn::Sum, partial, r - 2);          // [.., 1, M, N]
-    remap[i] = b.reshape(sum, n.type.shape);
-    for (ir::ValueId v = first; v < out.size(); ++v) out.set_label(v, n.label);
-  }
-  for (ir::ValueId& o : outputs) o = remap[o];
-  return out;
+  return ir::rewrite(
+      g, outputs,
+      [&](ir::Builder& b, const ir::Node& n, ir::ValueId id,
+          const ir::ValueIds& args) -> std::optional<ir::ValueId> {
+        const int parts = n.op == ir::OpKind::Matmul ? split_k_parts(g, id, backend) : 1;
+        if (parts == 1) return std::nullopt;
+        // a [.., M, K] -> [.., M, S, K/S] -> [.., S, M, K/S]; b [.., K, N] -> [.., S, K/S, N].
+        std::vector<int64_t> a_split = g.type(n.inputs[0]).shape.vector();
+        std::vector<int64_t> b_split = g.type(n.inputs[1]).shape.vector();
+        const int r = static_cast<int>(a_split.size());
+        const int64_t K = a_split[r - 1];
+        a_split.back() = K / parts;
+        a_split.insert(a_split.end() - 1, parts);
+        std::vector<int> perm;
+        for (int d = 0; d < r - 2; ++d) perm.push_back(d);
+        perm.insert(perm.end(), {r - 1, r - 2, r});
+        ir::ValueId a = b.permute(b.reshape(args[0], Shape(a_split)), perm);
+        b_split[r - 2] = K / parts;
+        b_split.insert(b_split.end() - 2, parts);
+        ir::ValueId partial = b.matmul(a, b.reshape(args[1], Shape(b_split)));  // [.., S, M, N]
+        ir::ValueId sum = b.reduce(ir::ReduceFn::Sum, partial, r - 2);          // [.., 1, M, N]
+        return b.reshape(sum, n.type.shape);
+      });
 }
 
 }  // namespace ember::jit

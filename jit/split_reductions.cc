@@ -1,6 +1,6 @@
 #include "jit/split_reductions.h"
 
-#include "ir/builder.h"
+#include "ir/rewrite.h"
 
 namespace ember::jit {
 namespace {
@@ -39,37 +39,23 @@ bool has_long_reductions(const ir::Graph& g) {
 }
 
 ir::Graph split_long_reductions(const ir::Graph& g, std::vector<ir::ValueId>& outputs) {
-  ir::Graph out;
-  ir::Builder b(out);
-  std::vector<ir::ValueId> remap(g.size());
-  ir::ValueIds args;
-  for (ir::ValueId i = 0; i < g.size(); ++i) {
-    const ir::Node& n = g.node(i);
-    if (n.op == ir::OpKind::Input) {
-      remap[i] = b.input(n.get<ir::InputAttrs>().slot, n.type);
-      continue;
-    }
-    args.clear();
-    for (ir::ValueId in : n.inputs) args.push_back(remap[in]);
-    int64_t chunk = split_chunk(g, n);
-    if (chunk == 0) {
-      remap[i] = b.replay(n, args);
-      continue;
-    }
-    const auto& a = n.get<ir::ReduceAttrs>();
-    std::vector<int64_t> dims = g.type(n.inputs[0]).shape.vector();
-    int64_t len = dims[a.axis];
-    dims[a.axis] = chunk;
-    dims.insert(dims.begin() + a.axis, len / chunk);  // [.., len / chunk, chunk, ..]
-    ir::ValueId split = b.reshape(args[0], Shape(dims));
-    ir::ValueId partial = b.reduce(a.fn, split, a.axis + 1);
-    dims.erase(dims.begin() + a.axis + 1);  // [.., len / chunk, ..]: a view of the partials
-    ir::ValueId partials = b.reshape(partial, Shape(dims));
-    remap[i] = b.reduce(a.fn, partials, a.axis);  // n's own shape: no copy after it
-    for (ir::ValueId v : {split, partial, partials, remap[i]}) out.set_label(v, n.label);
-  }
-  for (ir::ValueId& o : outputs) o = remap[o];
-  return out;
+  return ir::rewrite(
+      g, outputs,
+      [&](ir::Builder& b, const ir::Node& n, ir::ValueId,
+          const ir::ValueIds& args) -> std::optional<ir::ValueId> {
+        int64_t chunk = split_chunk(g, n);
+        if (chunk == 0) return std::nullopt;
+        const auto& a = n.get<ir::ReduceAttrs>();
+        std::vector<int64_t> dims = g.type(n.inputs[0]).shape.vector();
+        int64_t len = dims[a.axis];
+        dims[a.axis] = chunk;
+        dims.insert(dims.begin() + a.axis, len / chunk);  // [.., len / chunk, chunk, ..]
+        ir::ValueId split = b.reshape(args[0], Shape(dims));
+        ir::ValueId partial = b.reduce(a.fn, split, a.axis + 1);
+        dims.erase(dims.begin() + a.axis + 1);  // [.., len / chunk, ..]: a view of the partials
+        ir::ValueId partials = b.reshape(partial, Shape(dims));
+        return b.reduce(a.fn, partials, a.axis);  // n's own shape: no copy after it
+      });
 }
 
 }  // namespace ember::jit

@@ -60,12 +60,7 @@ TEST_F(AutotuneMatmul, OnTunesEachKeyEvenOnPlanCacheHits) {
 TEST_F(AutotuneMatmul, CachedUsesTheStoredWinner) {
   EMBER_REQUIRE_GPU_DEVICE();
   setenv("EMBER_AUTOTUNE", "cached", 1);
-  autotune::Entry e;
-  e.key = key_for(48, 16, 72);
-  e.family = "matmul";
-  e.winner = "block=2";
-  e.winner_ms = 1;
-  autotune::process_store().record(e);
+  testing::store_winner(key_for(48, 16, 72), "matmul", "block=2");
   ir::Graph g;
   ir::Builder b(g);
   ir::ValueId mm = b.matmul(b.input(0, {DType::F32, {48, 16}}), b.input(1, {DType::F32, {16, 72}}));

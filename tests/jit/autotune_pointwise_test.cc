@@ -93,12 +93,7 @@ TEST_F(AutotunePointwise, CachedUsesTheStoredWinner) {
   EMBER_REQUIRE_GPU_DEVICE();
   setenv("EMBER_AUTOTUNE", "cached", 1);
   const int64_t n = 1 << 16;
-  autotune::Entry e;
-  e.key = key_for(n);
-  e.family = "pointwise";
-  e.winner = "threads=128,unroll=2,vector=1";
-  e.winner_ms = 1;
-  autotune::process_store().record(e);
+  testing::store_winner(key_for(n), "pointwise", "threads=128,unroll=2,vector=1");
   ir::Graph g;
   ir::Builder b(g);
   jit::KernelPlan kp{jit::KernelKind::Pointwise};

@@ -80,12 +80,7 @@ TEST_F(AutotuneRow, TuningAcrossSizesOfOnePlan) {
 TEST_F(AutotuneRow, CachedUsesTheStoredWinner) {
   EMBER_REQUIRE_GPU_DEVICE();
   setenv("EMBER_AUTOTUNE", "cached", 1);
-  autotune::Entry e;
-  e.key = key_for(6, 500);
-  e.family = "row";
-  e.winner = "wg=512";
-  e.winner_ms = 1;
-  autotune::process_store().record(e);
+  testing::store_winner(key_for(6, 500), "row", "wg=512");
   ir::Graph g;
   ir::Builder b(g);
   ir::ValueId r = b.reduce(ir::ReduceFn::Sum, b.input(0, {DType::F32, {6, 500}}), 1);

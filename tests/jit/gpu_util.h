@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "autotune/store.h"
 #include "frontend/stream.h"
 #include "jit/fusion_switch.h"
 #include "jit/tuning.h"
@@ -96,6 +97,17 @@ class AutotuneTest : public ::testing::Test {
   }
   std::filesystem::path dir_;
 };
+
+// Records `winner` as the tuned configuration of `key` in the process's autotune store.
+inline void store_winner(const std::string& key, const std::string& family,
+                         const std::string& winner) {
+  autotune::Entry e;
+  e.key = key;
+  e.family = family;
+  e.winner = winner;
+  e.winner_ms = 1;
+  autotune::process_store().record(e);
+}
 
 // In an AutotuneTest: EMBER_AUTOTUNE=on from here on, or a skip where the test device's kernels
 // are never tuned (jit::tunes_on: GPU Vulkan drivers).

@@ -1,0 +1,21 @@
+#pragma once
+// Graph-to-graph rewrites (the jit's splits of long reductions and of matmuls over K): copies a
+// graph node by node, letting a rule replace chosen nodes by several new ones.
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "ir/builder.h"
+
+namespace ember::ir {
+
+// Given the builder of the new graph, an old node and its inputs' ids in the new graph, the id
+// of the value replacing it, or nullopt to copy the node as it is.
+using RewriteRule = std::function<std::optional<ValueId>(Builder& b, const Node& n, ValueId id,
+                                                         const ValueIds& args)>;
+
+// `g` rewritten by `rule`; `outputs` is rewritten to the new ids. Nodes a rule adds carry the
+// replaced node's label (errors name the user's op).
+Graph rewrite(const Graph& g, std::vector<ValueId>& outputs, const RewriteRule& rule);
+
+}  // namespace ember::ir
