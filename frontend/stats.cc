@@ -9,7 +9,7 @@ namespace ember {
 Stats stats(const Device& device) {
   const auto& c = jit::counters();
   Stats s;
-  s.ops_recorded = c.ops_recorded.load();
+  s.ops_recorded = c.ops_recorded.load() + detail::Stream::of(device).unflushed_ops();
   s.flushes = c.flushes.load();
   s.kernels_launched = c.kernels_launched.load();
   s.ops_fused = c.ops_fused.load();
@@ -43,6 +43,7 @@ void reset_stats(const Device& device) {
         &c.cache_hits, &c.lowerings_reused, &c.mma_launches, &c.graph_launches, &c.replays}) {
     counter->store(0);
   }
+  detail::Stream::of(device).reset_unflushed_ops();
   detail::backend_for(device).reset_peak_memory();
 }
 

@@ -42,9 +42,7 @@ class Stream {
     std::lock_guard lock(mutex_);
     ir::Builder b(graph_);
     auto bind = [this](const RawTensor& t) { return bind_locked(t); };
-    ir::ValueId id = build(b, bind);
-    compare_with_last();
-    return finish_record(id);
+    return finish_record(build(b, bind));
   }
 
   // Inside `record`: the node of a scalar operand (an all-ones shape of `rank`), shared by the
@@ -69,13 +67,17 @@ class Stream {
 
   const Device& device() const { return device_; }
   int pending_ops() const { return graph_.size(); }
+  // Primitives recorded since the last flush, which adds them to jit::counters() (one atomic
+  // add per flush instead of one per op); reset_stats zeroes them with the counters.
+  int64_t unflushed_ops();
+  void reset_unflushed_ops();
 
  private:
   explicit Stream(Device d) : device_(d) {}
   ir::ValueId bind_locked(const RawTensor& t);
-  // Compares the nodes recorded since the last call with the last flush's nodes at the same
-  // positions (see jit::ReplayMemo).
-  void compare_with_last();
+  // Whether the pending graph with `outputs` repeats the last flush's node for node (see
+  // jit::ReplayMemo); `scalars_same`: and every scalar too.
+  bool repeats_last(const std::vector<ir::ValueId>& outputs, bool& scalars_same) const;
   RawTensor finish_record(ir::ValueId id);
   RawTensor pending_value(ir::ValueId id);
   void flush_locked();
@@ -87,13 +89,10 @@ class Stream {
   std::vector<std::shared_ptr<LazyValue>> bound_;  // keeps bound inputs alive
   absl::flat_hash_map<const LazyValue*, ir::ValueId> bound_ids_;
   std::vector<std::weak_ptr<LazyValue>> pending_;
-  // The last flush's graph and outputs; how many nodes recorded since match it from the start
-  // (all of them: the flush may replay the last one), and whether their scalars match too.
+  int64_t unflushed_ops_ = 0;
+  // The last flush's graph and outputs.
   ir::Graph last_graph_;
   std::vector<ir::ValueId> last_outputs_;
-  int matched_ = 0;
-  int compared_ = 0;
-  bool scalars_match_ = true;
   jit::ReplayMemo memo_;
   // The scalar nodes of the pending graph (scalar_locked), the last few distinct ones.
   struct ScalarNode {

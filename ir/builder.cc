@@ -132,11 +132,34 @@ ValueId Builder::unary(UnaryFn fn, ValueId x) {
   return add(OpKind::Unary, {x}, {out, type(x).shape}, UnaryAttrs{fn});
 }
 
+namespace {
+
+// The operand whose shape is the broadcast result when one of them is (equal shapes, or the
+// other all ones of the same rank: a tensor-scalar op), else null.
+const Shape* whole_broadcast(const Shape& a, const Shape& b) {
+  if (a.rank() != b.rank()) return nullptr;
+  bool b_ones = true, a_ones = true;
+  for (int i = 0; i < a.rank(); ++i) {
+    b_ones = b_ones && (b[i] == 1 || b[i] == a[i]);
+    a_ones = a_ones && (a[i] == 1 || a[i] == b[i]);
+  }
+  return b_ones ? &a : a_ones ? &b : nullptr;
+}
+
+}  // namespace
+
 ValueId Builder::binary(BinaryFn fn, ValueId a, ValueId b) {
-  const char* name = binary_name(fn);
-  DType out = check_binary_dtype(fn, type(a).dtype, type(b).dtype);
-  Shape shape = broadcast_shapes(type(a).shape, type(b).shape, name);
-  return add(OpKind::Binary, {a, b}, {out, shape}, BinaryAttrs{fn});
+  const TensorType& ta = type(a);
+  const TensorType& tb = type(b);
+  DType out = check_binary_dtype(fn, ta.dtype, tb.dtype);
+  // Built in place from the operand's shape: a tensor-scalar op is most of an eager step, and
+  // copying the shape through the general path cost a fifth of recording one.
+  if (const Shape* shape = whole_broadcast(ta.shape, tb.shape)) {
+    return g_.add(OpKind::Binary, {a, b}, TensorType{out, *shape}, BinaryAttrs{fn},
+                  OpScope::current());
+  }
+  Shape shape = broadcast_shapes(ta.shape, tb.shape, binary_name(fn));
+  return add(OpKind::Binary, {a, b}, {out, std::move(shape)}, BinaryAttrs{fn});
 }
 
 ValueId Builder::where(ValueId cond, ValueId a, ValueId b) {
