@@ -306,6 +306,81 @@ __device__ __forceinline__ void wgmma_tile(const void* A, uint a_off, uint a_ld,
 }
 )";
 
+constexpr const char* kSimtHelpers = R"(
+// f32 block tile without tensor cores (sm_80 and later): 128 x 128 outputs, 256 threads of 8 x 8
+// (rows 4 ty + i and 64 + 4 ty + i, columns likewise with tx), K in k-tiles of BK staged twice
+// in shared memory so one barrier per k-tile suffices. A is read K-contiguous, B N-contiguous,
+// both in 16-byte vectors (offsets and row strides multiples of 4 elements); A is stored
+// transposed so that each thread's 8 rows are two 16-byte shared loads, as are its 8 columns.
+// The next k-tile's vectors wait in registers while the current one is multiplied.
+template <int BK>
+__device__ __forceinline__ void simt_tile(const float* A, uint a_off, uint a_ld, const float* B,
+                                          uint b_off, uint b_ld, uint M, uint N, uint K, uint m0,
+                                          uint n0, float* acc) {
+  constexpr int AV = 128 * BK / 4 / 256, BV = BK * 128 / 4 / 256;  // vectors per thread
+  __shared__ __align__(16) float As[2][BK][128];
+  __shared__ __align__(16) float Bs[2][BK][128];
+  const uint tid = threadIdx.x, ty = tid / 16u, tx = tid % 16u;
+  const float* a = A + a_off;
+  const float* b = B + b_off;
+  float4 ra[AV], rb[BV];
+#pragma unroll
+  for (int i = 0; i < 64; ++i) acc[i] = 0.0f;
+  auto load = [&](uint k0) {
+#pragma unroll
+    for (int p = 0; p < AV; ++p) {
+      const uint q = tid + p * 256u, m = m0 + q / (BK / 4), k = k0 + q % (BK / 4) * 4u;
+      ra[p] = m < M && k < K ? *reinterpret_cast<const float4*>(a + uint64_t(m) * a_ld + k)
+                             : make_float4(0.f, 0.f, 0.f, 0.f);
+    }
+#pragma unroll
+    for (int p = 0; p < BV; ++p) {
+      const uint q = tid + p * 256u, k = k0 + q / 32u, n = n0 + q % 32u * 4u;
+      rb[p] = k < K && n < N ? *reinterpret_cast<const float4*>(b + uint64_t(k) * b_ld + n)
+                             : make_float4(0.f, 0.f, 0.f, 0.f);
+    }
+  };
+  auto store = [&](int buf) {
+#pragma unroll
+    for (int p = 0; p < AV; ++p) {
+      const uint q = tid + p * 256u, m = q / (BK / 4), k = q % (BK / 4) * 4u;
+      As[buf][k][m] = ra[p].x;
+      As[buf][k + 1][m] = ra[p].y;
+      As[buf][k + 2][m] = ra[p].z;
+      As[buf][k + 3][m] = ra[p].w;
+    }
+#pragma unroll
+    for (int p = 0; p < BV; ++p) {
+      const uint q = tid + p * 256u;
+      *reinterpret_cast<float4*>(&Bs[buf][q / 32u][q % 32u * 4u]) = rb[p];
+    }
+  };
+  const uint KT = (K + BK - 1) / BK;
+  load(0);
+  store(0);
+  __syncthreads();
+  for (uint kt = 0; kt < KT; ++kt) {
+    const int cur = kt & 1;
+    if (kt + 1 < KT) load((kt + 1) * BK);
+#pragma unroll
+    for (int kk = 0; kk < BK; ++kk) {
+      float av[8], bv[8];
+      *reinterpret_cast<float4*>(av) = *reinterpret_cast<const float4*>(&As[cur][kk][ty * 4u]);
+      *reinterpret_cast<float4*>(av + 4) = *reinterpret_cast<const float4*>(&As[cur][kk][64u + ty * 4u]);
+      *reinterpret_cast<float4*>(bv) = *reinterpret_cast<const float4*>(&Bs[cur][kk][tx * 4u]);
+      *reinterpret_cast<float4*>(bv + 4) = *reinterpret_cast<const float4*>(&Bs[cur][kk][64u + tx * 4u]);
+#pragma unroll
+      for (int i = 0; i < 8; ++i)
+#pragma unroll
+        for (int j = 0; j < 8; ++j) acc[i * 8 + j] = fmaf(av[i], bv[j], acc[i * 8 + j]);
+    }
+    // The other buffer was last read before the previous barrier: free to refill.
+    if (kt + 1 < KT) store(cur ^ 1);
+    __syncthreads();
+  }
+}
+)";
+
 // Wgmma<N>::op<KIND, TRANS_B>: one m64nNk16 wgmma (f16 or bf16 in, f32 accumulators d[0, N / 2)).
 // The instruction names every accumulator register, so the source is generated per N.
 std::string wgmma_op_source(int n) {
@@ -332,15 +407,19 @@ std::string wgmma_op_source(int n) {
 
 std::string tensor_core_helpers(const KernelDesc& k) {
   std::set<int> wgmma_widths;
-  bool any = false;
+  bool any = false, simt = false;
   for (const Stmt& s : k.body) {
     if (s.op != SOp::MmaTile) continue;
-    any = true;
     MmaShape m = MmaShape::unpack(s.code);
+    if (m.kind == MmaShape::F32Simt) {
+      simt = true;
+      continue;
+    }
+    any = true;
     if (m.wgmma) wgmma_widths.insert(m.block_n());
   }
-  if (!any) return "";
-  std::string out = kMmaHelpers;
+  if (!any) return simt ? kSimtHelpers : "";
+  std::string out = absl::StrCat(simt ? kSimtHelpers : "", kMmaHelpers);
   if (wgmma_widths.empty()) return out;
   out += "template <int N> struct Wgmma;\n";
   for (int n : wgmma_widths) out += wgmma_op_source(n);
@@ -350,11 +429,12 @@ std::string tensor_core_helpers(const KernelDesc& k) {
 std::string tensor_core_call(const MmaShape& m, const std::string& a, const std::string& b,
                              const std::vector<std::string>& args, const std::string& acc) {
   std::string call =
-      m.wgmma ? absl::StrCat("wgmma_tile<", static_cast<int>(m.kind), ", ", m.b_kmajor, ", ",
-                             m.warps_m, ", ", m.block_n(), ", ", m.stages, ">(")
-              : absl::StrCat("mma_tile<", static_cast<int>(m.kind), ", ", m.a_kmajor, ", ",
-                             m.b_kmajor, ", ", m.warps_m, ", ", m.warps_n, ", ", m.frags_m, ", ",
-                             m.frags_n, ", ", m.stages, ", ", m.row_bytes, ">(");
+      m.kind == MmaShape::F32Simt ? absl::StrCat("simt_tile<", kSimtTileK, ">(")
+      : m.wgmma ? absl::StrCat("wgmma_tile<", static_cast<int>(m.kind), ", ", m.b_kmajor, ", ",
+                               m.warps_m, ", ", m.block_n(), ", ", m.stages, ">(")
+                : absl::StrCat("mma_tile<", static_cast<int>(m.kind), ", ", m.a_kmajor, ", ",
+                               m.b_kmajor, ", ", m.warps_m, ", ", m.warps_n, ", ", m.frags_m, ", ",
+                               m.frags_n, ", ", m.stages, ", ", m.row_bytes, ">(");
   return absl::StrCat(call, a, ", ", args[0], ", ", args[1], ", ", b, ", ", args[2], ", ", args[3],
                       ", ", args[4], ", ", args[5], ", ", args[6], ", ", args[7], ", ", args[8],
                       ", ", acc, ");");

@@ -91,13 +91,18 @@ struct MmaTile {
   int accumulators() const { return frags_m * frags_n * 4; }  // per thread
 };
 
+// The k-tile of the CUDA f32 vector tile (MmaShape::F32Simt).
+inline constexpr int kSimtTileK = 16;
+
 // A tile with what the operands decide: the element kind and which operands are K-major.
 struct MmaShape : MmaTile {
-  enum Kind : uint8_t { F16 = 0, BF16 = 1, TF32 = 2 };
+  // F32Simt: no tensor cores; the CUDA f32 vector tile (simt_tile: 128 x 128 outputs, 8 x 8 per
+  // thread, 16-byte loads); only `kind` and the operand majors are meaningful.
+  enum Kind : uint8_t { F16 = 0, BF16 = 1, TF32 = 2, F32Simt = 3 };
   Kind kind = BF16;
   bool a_kmajor = true, b_kmajor = false;
 
-  int element_bytes() const { return kind == TF32 ? 4 : 2; }
+  int element_bytes() const { return kind == TF32 || kind == F32Simt ? 4 : 2; }
   // wgmma tiles add 1 KiB so that the stages can start on a swizzle atom (1024-byte) boundary.
   int shared_bytes() const {
     return stages * (block_m() + block_n()) * row_bytes + (wgmma ? 1024 : 0);
@@ -160,7 +165,9 @@ struct KernelDesc {
   int num_params = 0;
   uint32_t workgroup_size = 256;
   uint32_t dynamic_shared_bytes = 0;  // CUDA tensor-core tiles: their staging buffers
-  bool uses_errors = false;           // binds the error buffer after the tensors
+  // CUDA: workgroups that must fit on one SM at once (a register budget for the compiler), or 0.
+  uint32_t min_workgroups_per_sm = 0;
+  bool uses_errors = false;  // binds the error buffer after the tensors
   // Pointwise kernels may write an output over an input's buffer (in-place reuse); other kernels
   // never see aliased buffers, so targets may promise the compiler there is no aliasing.
   bool buffers_may_alias = false;

@@ -312,7 +312,10 @@ void lower_matmul(const ir::Graph& g, const Plan& plan, Emitter& e, const Kernel
   int r = os.rank();
   int64_t M = os[r - 2], N = os[r - 1], K = as[r - 1];
   Shape batch(std::vector<int64_t>(os.dims.begin(), os.dims.end() - 2));
-  const int R = kp.block > 0 ? kp.block : matmul_block(M, N, batch.numel());
+  // (The vector tile's operands did not suit it: the largest block of this template instead.)
+  const int R = kp.block == kVectorTileBlock ? 8
+                : kp.block > 0               ? kp.block
+                                             : matmul_block(M, N, batch.numel());
   const int BM = kTile * R, BN = kTile * R;  // block tile; K advances by kTile
   int64_t tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
   int64_t tiles = batch.numel() * tiles_m * tiles_n;
@@ -530,7 +533,11 @@ bool lower_matmul_mma(const ir::Graph& g, const Plan& plan, const Emitter::Layou
   ValueId a = g.node(mm).inputs[0], b = g.node(mm).inputs[1];
   DType dt = g.type(mm).dtype;
   MmaShape shape;
-  if (dt == DType::F16) {
+  const bool simt = kp.mma <= 0;  // kp.block == kVectorTileBlock: the CUDA f32 vector tile
+  if (simt) {
+    if (dt != DType::F32) return false;
+    shape.kind = MmaShape::F32Simt;
+  } else if (dt == DType::F16) {
     shape.kind = MmaShape::F16;
   } else if (dt == DType::BF16) {
     shape.kind = MmaShape::BF16;
@@ -551,10 +558,17 @@ bool lower_matmul_mma(const ir::Graph& g, const Plan& plan, const Emitter::Layou
   std::optional<MmaOperand> oa = mma_operand(as, *va, r - 1, r - 2, chunk);
   std::optional<MmaOperand> ob = mma_operand(bs, *vb, r - 2, r - 1, chunk);
   if (!oa || !ob) return false;
-  // The wgmma template takes f16/bf16 with A K-major only (TF32 has no transposed B; an M-major A
-  // needs the instruction's transposed form and its own shared layout).
-  const bool wgmma_fits = shape.kind != MmaShape::TF32 && oa->kmajor;
-  static_cast<MmaTile&>(shape) = kMmaTiles[(wgmma_fits ? kp.mma : mma_sync_tile(kp.mma)) - 1];
+  if (simt) {
+    // The vector tile reads A K-contiguous and B N-contiguous (x @ w); 8 warps of 16 x 128
+    // outputs in the MmaTile geometry, 64 accumulators per thread.
+    if (!oa->kmajor || ob->kmajor) return false;
+    static_cast<MmaTile&>(shape) = MmaTile{8, 1, 1, 16, 1, 64};
+  } else {
+    // The wgmma template takes f16/bf16 with A K-major only (TF32 has no transposed B; an
+    // M-major A needs the instruction's transposed form and its own shared layout).
+    const bool wgmma_fits = shape.kind != MmaShape::TF32 && oa->kmajor;
+    static_cast<MmaTile&>(shape) = kMmaTiles[(wgmma_fits ? kp.mma : mma_sync_tile(kp.mma)) - 1];
+  }
   shape.a_kmajor = oa->kmajor;
   shape.b_kmajor = ob->kmajor;
 
@@ -621,8 +635,10 @@ bool lower_matmul_mma(const ir::Graph& g, const Plan& plan, const Emitter::Layou
                m0,
                n0};
   e.desc().body.push_back(tile);
-  e.desc().dynamic_shared_bytes = static_cast<uint32_t>(shape.shared_bytes());
+  // The vector tile stages in static shared memory (32 KiB), two workgroups per SM.
+  e.desc().dynamic_shared_bytes = simt ? 0 : static_cast<uint32_t>(shape.shared_bytes());
   e.desc().workgroup_size = static_cast<uint32_t>(shape.threads());
+  if (simt) e.desc().min_workgroups_per_sm = 2;
   // Accumulator (mi, ni, c) of a thread holds output row g + 8 (c / 2) and column 2 t + c % 2
   // of fragment (mi, ni) of its warp's tile (the mma.sync C layout).
   int lid = e.builtin(Builtin::LocalId);
@@ -633,7 +649,19 @@ bool lower_matmul_mma(const ir::Graph& g, const Plan& plan, const Emitter::Layou
   int g_row = div(lane, u(4));
   int t_col = mul(rem(lane, u(4)), u(2));
   CType out_t = compute_type(dt);
-  for (int mi = 0; mi < shape.frags_m; ++mi) {
+  if (simt) {
+    // Accumulator 8 i + j: row 4 ty + i (i < 4) or 64 + 4 ty + i - 4, columns likewise in tx.
+    int ty = div(lid, u(16)), tx = rem(lid, u(16));
+    auto owned = [&](int t, int i) { return add(mul(t, u(4)), u(i < 4 ? i : 60 + i)); };
+    for (int i = 0; i < 8; ++i) {
+      for (int j = 0; j < 8; ++j) {
+        int accv = e.expr({XOp::ArrayLoad, CType::Float, decl.var, 0, {u(i * 8 + j)}});
+        store_matmul_outputs(e, kp, e.cast(accv, out_t), bdims, add(m0, owned(ty, i)),
+                             add(n0, owned(tx, j)), pM, pN);
+      }
+    }
+  }
+  for (int mi = 0; mi < shape.frags_m && !simt; ++mi) {
     for (int ni = 0; ni < shape.frags_n; ++ni) {
       for (int c = 0; c < 4; ++c) {
         int i = (mi * shape.frags_n + ni) * 4 + c;
@@ -764,7 +792,8 @@ LoweredKernel lower_kernel(const ir::Graph& g, const Plan& plan, int kernel,
       lower_row(g, e, kp, out);
       break;
     case KernelKind::Matmul:
-      if (kp.mma <= 0 || kp.mma > kMmaTileCount || !lower_matmul_mma(g, plan, layout, e, kp, out)) {
+      if (!((kp.mma > 0 && kp.mma <= kMmaTileCount) || kp.block == kVectorTileBlock) ||
+          !lower_matmul_mma(g, plan, layout, e, kp, out)) {
         lower_matmul(g, plan, e, kp, out);
       }
       break;
@@ -779,8 +808,9 @@ LoweredKernel lower_kernel(const ir::Graph& g, const Plan& plan, int kernel,
   out.desc.name = kernel_name(g, kp);
   for (const Stmt& st : out.desc.body) {
     if (st.op == SOp::MmaTile) {
-      out.desc.name += "_mma";
-      out.mma = true;
+      const bool simt = MmaShape::unpack(st.code).kind == MmaShape::F32Simt;
+      out.desc.name += simt ? "_tile" : "_mma";
+      out.mma = !simt;
       break;
     }
   }

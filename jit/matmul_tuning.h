@@ -15,7 +15,8 @@
 
 namespace ember::jit {
 
-inline constexpr int kMatmulBlocks[] = {1, 2, 4, 8};
+// SIMT variants: the SIMT template's blocks, then (CUDA only) kVectorTileBlock.
+inline constexpr int kMatmulBlocks[] = {1, 2, 4, 8, kVectorTileBlock};
 
 // Whether `mm` runs on tensor cores on `backend` (CUDA sm_80+, f16/bf16, or f32 with TF32
 // allowed, and not EMBER_MMA=0).

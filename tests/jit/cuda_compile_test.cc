@@ -286,6 +286,46 @@ TEST(CudaCompile, WgmmaTilesCompileOrFallBack) {
   EXPECT_GE(wgmma, 4);
 }
 
+// The f32 vector tile (KernelPlan::block = kVectorTileBlock) compiles, batched with a fused
+// epilogue, for x @ w; x @ w^T, x^T @ w and rows of an odd length take the SIMT template.
+TEST(CudaCompile, VectorTileCompilesOrFallsBack) {
+  if (runtime::cuda::nvrtc_version() == "none") GTEST_SKIP() << "NVRTC unavailable";
+  int tiles = 0;
+  for (int layout = 0; layout < 4; ++layout) {  // A B, A B^T, A^T B, odd K
+    ir::Graph g;
+    Builder b(g);
+    const int64_t k = layout == 3 ? 71 : 72;
+    ValueId a = layout == 2 ? b.permute(in(b, DType::F32, {2, k, 136}), {0, 2, 1})
+                            : in(b, DType::F32, {2, 136, k});
+    ValueId w = layout == 1 ? b.permute(in(b, DType::F32, {1, 200, k}), {0, 2, 1})
+                            : in(b, DType::F32, {1, k, 200});
+    ValueId y = b.unary(UnaryFn::Tanh,
+                        b.binary(BinaryFn::Add, b.matmul(a, w), in(b, DType::F32, {1, 1, 200})));
+    Plan plan = make_plan(g, {y}, true);
+    for (KernelPlan& kp : plan.kernels)
+      kp.block = kp.kind == KernelKind::Matmul ? kVectorTileBlock : 0;
+    std::vector<runtime::Array> layouts;
+    for (ValueId v = 0; v < g.size(); ++v)
+      layouts.push_back(runtime::Array::contiguous(nullptr, g.type(v)));
+    auto lay = [&](ValueId v) -> const runtime::Array& { return layouts[v]; };
+    SCOPED_TRACE(absl::StrCat("layout ", layout));
+    ASSERT_EQ(plan.kernels.size(), 1u);
+    LoweredKernel lk = lower_kernel(g, plan, 0, lay);
+    std::string source = render_cuda(lk.desc);
+    const bool tile = source.find("simt_tile<") != std::string::npos;
+    EXPECT_EQ(tile, layout == 0);
+    EXPECT_FALSE(lk.mma);  // no tensor cores
+    EXPECT_EQ(source.find("__launch_bounds__(256, 2)") != std::string::npos, tile);
+    try {
+      EXPECT_GT(runtime::cuda::nvrtc_compile(source, lk.desc.name, "sm_90a", false).size(), 100u);
+      tiles += tile;
+    } catch (const Error& e) {
+      ADD_FAILURE() << e.what();
+    }
+  }
+  EXPECT_EQ(tiles, 1);
+}
+
 TEST(CudaCompile, UnalignedMatmulRowsFallBackToSimt) {
   if (runtime::cuda::nvrtc_version() == "none") GTEST_SKIP() << "NVRTC unavailable";
   ir::Graph g;

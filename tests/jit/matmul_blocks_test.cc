@@ -1,4 +1,5 @@
-// The matmul template's per-thread blocks (1, 2, 4, 8 outputs squared) with one or two pipeline
+// The matmul template's per-thread blocks (1, 2, 4, 8 outputs squared; 16: CUDA's f32 vector
+// tile) with one or two pipeline
 // stages, each forced through EMBER_MATMUL_BLOCK and EMBER_MATMUL_STAGES on small problems: edges
 // that are not multiples of the block tile, batches with broadcasting, transposed-view operands,
 // fused prologues and epilogues, half precision.
@@ -17,6 +18,10 @@ namespace {
 class MatmulBlocks : public ::testing::TestWithParam<std::tuple<int, int>> {
  protected:
   void SetUp() override {
+    // Block 16 is CUDA's f32 vector tile (jit::kVectorTileBlock); no other backend has it.
+    if (block() == jit::kVectorTileBlock && testing::gpu_device().type() != DeviceType::Cuda) {
+      GTEST_SKIP() << "the vector tile is CUDA's";
+    }
     setenv("EMBER_MATMUL_BLOCK", std::to_string(block()).c_str(), 1);
     setenv("EMBER_MATMUL_STAGES", std::to_string(stages()).c_str(), 1);
   }
@@ -72,6 +77,18 @@ TEST_P(MatmulBlocks, HalfPrecisionAndLongK) {
       2e-2, 2e-1);
 }
 
+// Operands the f32 vector tile reads (rows of a multiple of 4 elements), with ragged edges in
+// M, N and K against its 128 x 128 x 16 tiles, a batch broadcasting B, and a fused epilogue.
+TEST_P(MatmulBlocks, AlignedRowsWithRaggedEdges) {
+  EMBER_REQUIRE_GPU_DEVICE();
+  testing::expect_same_fused_and_unfused([](const Device& dev) -> std::vector<RawTensor> {
+    auto a = Tensor<3>::from_data(testing::host_uniform({3, 133, 36}, 78), dev);
+    auto b = Tensor<3>::from_data(testing::host_uniform({1, 36, 140}, 79), dev);
+    auto bias = Tensor<3>::from_data(testing::host_uniform({1, 1, 140}, 80), dev);
+    return {activation::relu(a.matmul(b) + bias).raw()};
+  });
+}
+
 // K = 0: a sum of nothing, zeros (the two-stage pipeline loads nothing ahead then).
 TEST_P(MatmulBlocks, EmptyK) {
   EMBER_REQUIRE_GPU_DEVICE();
@@ -85,7 +102,8 @@ TEST_P(MatmulBlocks, EmptyK) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Blocks, MatmulBlocks,
-                         ::testing::Combine(::testing::Values(1, 2, 4, 8), ::testing::Values(1, 2)),
+                         ::testing::Combine(::testing::Values(1, 2, 4, 8, 16),
+                                            ::testing::Values(1, 2)),
                          [](const auto& info) {
                            return "R" + std::to_string(std::get<0>(info.param)) + "S" +
                                   std::to_string(std::get<1>(info.param));
