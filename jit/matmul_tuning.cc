@@ -128,7 +128,8 @@ std::vector<MatmulChoice> choose_matmul_blocks(const ir::Graph& g,
     return {};
   }
   std::vector<MatmulChoice> choices(g.size());
-  // EMBER_MATMUL_BLOCK=1|2|4|8 forces a block, EMBER_MMA_TILE=1..N a tensor-core tile.
+  // EMBER_MATMUL_BLOCK=1|2|4|8 (16: the CUDA vector tile) forces a block, EMBER_MMA_TILE=1..N a
+  // tensor-core tile.
   const int forced_block = forced_variant("EMBER_MATMUL_BLOCK", simt_blocks(backend));
   // EMBER_MATMUL_STAGES=1|2 forces the SIMT template's pipeline stages.
   const int forced_stages = forced_variant("EMBER_MATMUL_STAGES", {1, 2});
