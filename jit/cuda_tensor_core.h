@@ -1,6 +1,6 @@
 #pragma once
-// The tensor-core parts of CUDA kernels: the mma.sync and wgmma block-tile templates that an
-// SOp::MmaTile statement calls, and the call itself.
+// The block-tile parts of CUDA kernels: the mma.sync and wgmma tensor-core templates and the f32
+// vector tile (MmaShape::F32Simt) that an SOp::MmaTile statement calls, and the call itself.
 #include <string>
 #include <vector>
 

@@ -36,11 +36,13 @@ int heuristic_block(const runtime::Backend& backend, const Problem& p) {
   return block == 8 && backend.kind() == runtime::DeviceKind::Cuda ? kVectorTileBlock : block;
 }
 
-// The SIMT variants `backend` runs: the vector tile only on CUDA.
-std::vector<int> simt_blocks(const runtime::Backend& backend) {
+// The SIMT variants `backend` runs for `dtype`: the vector tile only for f32 on CUDA (elsewhere
+// it would run the block-8 template again, and tuning would time that twice).
+std::vector<int> simt_blocks(const runtime::Backend& backend, DType dtype) {
+  const bool tile = backend.kind() == runtime::DeviceKind::Cuda && dtype == DType::F32;
   std::vector<int> blocks;
   for (int r : kMatmulBlocks) {
-    if (r != kVectorTileBlock || backend.kind() == runtime::DeviceKind::Cuda) blocks.push_back(r);
+    if (r != kVectorTileBlock || tile) blocks.push_back(r);
   }
   return blocks;
 }
@@ -130,7 +132,7 @@ std::vector<MatmulChoice> choose_matmul_blocks(const ir::Graph& g,
   std::vector<MatmulChoice> choices(g.size());
   // EMBER_MATMUL_BLOCK=1|2|4|8 (16: the CUDA vector tile) forces a block, EMBER_MMA_TILE=1..N a
   // tensor-core tile.
-  const int forced_block = forced_variant("EMBER_MATMUL_BLOCK", simt_blocks(backend));
+  const int forced_block = forced_variant("EMBER_MATMUL_BLOCK", simt_blocks(backend, DType::F32));
   // EMBER_MATMUL_STAGES=1|2 forces the SIMT template's pipeline stages.
   const int forced_stages = forced_variant("EMBER_MATMUL_STAGES", {1, 2});
   std::vector<int> tiles = usable_tiles(true);
@@ -170,7 +172,7 @@ int tune_matmul(const ir::Graph& g, ir::ValueId mm, const runtime::Backend& back
   if (mma) {
     for (int i : usable_tiles(wgmma)) configs.push_back(variant_name(true, i));
   } else {
-    for (int r : simt_blocks(backend)) configs.push_back(variant_name(false, r));
+    for (int r : simt_blocks(backend, g.type(mm).dtype)) configs.push_back(variant_name(false, r));
   }
   const int heuristic = heuristic_variant(backend, problem_of(g, mm), mma, wgmma);
   std::string config =

@@ -14,15 +14,15 @@
 #include <string>
 #include <vector>
 
-#define CK(x)                                                              \
-  do {                                                                     \
-    CUresult r = (x);                                                      \
-    if (r != CUDA_SUCCESS) {                                               \
-      const char* s = nullptr;                                             \
-      cuGetErrorString(r, &s);                                             \
-      std::fprintf(stderr, "%s failed: %s\n", #x, s ? s : "?");            \
-      std::exit(1);                                                        \
-    }                                                                      \
+#define CK(x)                                                   \
+  do {                                                          \
+    CUresult r = (x);                                           \
+    if (r != CUDA_SUCCESS) {                                    \
+      const char* s = nullptr;                                  \
+      cuGetErrorString(r, &s);                                  \
+      std::fprintf(stderr, "%s failed: %s\n", #x, s ? s : "?"); \
+      std::exit(1);                                             \
+    }                                                           \
   } while (0)
 
 static float bf16_to_f(uint16_t h) {
@@ -74,25 +74,21 @@ int main(int argc, char** argv) {
   std::uniform_real_distribution<float> u(-1, 1);
   for (auto& v : ha) v = u(rng);
   for (auto& v : hb) v = u(rng);
-  std::vector<char> ba(M * K * es), bb(K * N * es);
-  for (size_t i = 0; i < ha.size(); ++i) {
-    if (bf16) {
-      uint16_t h = f_to_bf16(ha[i]);
-      ha[i] = bf16_to_f(h);
-      std::memcpy(&ba[i * 2], &h, 2);
-    } else {
-      std::memcpy(&ba[i * 4], &ha[i], 4);
+  // Device bytes of `h` (rounded to bf16 in place when the kernel reads bf16).
+  auto to_device_bytes = [&](std::vector<float>& h) {
+    std::vector<char> bytes(h.size() * es);
+    for (size_t i = 0; i < h.size(); ++i) {
+      if (bf16) {
+        uint16_t v = f_to_bf16(h[i]);
+        h[i] = bf16_to_f(v);
+        std::memcpy(&bytes[i * 2], &v, 2);
+      } else {
+        std::memcpy(&bytes[i * 4], &h[i], 4);
+      }
     }
-  }
-  for (size_t i = 0; i < hb.size(); ++i) {
-    if (bf16) {
-      uint16_t h = f_to_bf16(hb[i]);
-      hb[i] = bf16_to_f(h);
-      std::memcpy(&bb[i * 2], &h, 2);
-    } else {
-      std::memcpy(&bb[i * 4], &hb[i], 4);
-    }
-  }
+    return bytes;
+  };
+  std::vector<char> ba = to_device_bytes(ha), bb = to_device_bytes(hb);
   CUdeviceptr da, db, dc;
   CK(cuMemAlloc(&da, ba.size()));
   CK(cuMemAlloc(&db, bb.size()));
@@ -119,7 +115,8 @@ int main(int argc, char** argv) {
     CK(cuEventSynchronize(e1));
     float ms;
     CK(cuEventElapsedTime(&ms, e0, e1));
-    if (round == 0) reps = std::max(5, int(500.0 / (ms / reps)));
+    if (round == 0)
+      reps = std::max(5, int(500.0 / (ms / reps)));
     else
       std::printf("%s: %.3f ms, %.1f TFLOP/s (%d launches)\n", cubin, ms / reps,
                   2.0 * M * N * K / (ms / reps) / 1e9, reps);
