@@ -276,6 +276,7 @@ int tune_kernel(const ir::Graph& g, const Plan& plan, int k, const Emitter::Layo
     for (ir::ValueId b : lk.bindings) l.buffers.push_back(*arrays[b]);
     l.writes = lk.writes;
     l.params = lk.params;
+    l.tiled_views = lk.tiled_views;
     l.groups[0] = groups_for(lk, backend.max_workgroups());
     backend.sync();
     backend.take_device_time_ns();
@@ -320,6 +321,8 @@ LoweredKernel launch_copy(const LoweredKernel& c) {
   lk.desc.uses_errors = c.desc.uses_errors;
   lk.desc.num_params = c.desc.num_params;
   lk.desc.dynamic_shared_bytes = c.desc.dynamic_shared_bytes;
+  lk.desc.tensor_maps = c.desc.tensor_maps;
+  lk.tiled_views = c.tiled_views;
   lk.bindings = c.bindings;
   lk.writes = c.writes;
   lk.params = c.params;
@@ -634,6 +637,7 @@ std::vector<Outcome> execute_planned(const ir::Graph& g, const std::vector<ir::V
     for (ir::ValueId b : lk.bindings) l.buffers.push_back(*arrays[b]);
     l.writes = lk.writes;
     l.params = lk.params;
+    l.tiled_views = lk.tiled_views;
     if (lk.desc.uses_errors) {
       int64_t words = 3 + (static_cast<int64_t>(lk.error_sites.size()) + 31) / 32;
       std::vector<uint32_t> zeros(static_cast<size_t>(words), 0);

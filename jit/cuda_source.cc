@@ -152,6 +152,8 @@ class Cuda final : public Dialect {
                       k.buffers_may_alias ? "" : " __restrict__", " b", i);
     }
     if (k.uses_errors) s += ", uint* E";
+    for (int i = 0; i < k.tensor_maps; ++i)
+      absl::StrAppend(&s, ", const __grid_constant__ TensorMap tm", i);
     s += ") {\n";
     // The block size as a compile-time constant (launches always use it), as GLSL's
     // gl_WorkGroupSize: loop strides become immediates.

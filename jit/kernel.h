@@ -101,6 +101,9 @@ struct MmaShape : MmaTile {
   enum Kind : uint8_t { F16 = 0, BF16 = 1, TF32 = 2, F32Simt = 3 };
   Kind kind = BF16;
   bool a_kmajor = true, b_kmajor = false;
+  // wgmma tiles: operands arrive through the copy engine (tensor maps tm0 for A, tm1 for B),
+  // driven by an extra producer warpgroup after the block's warps (wgmma_tma_tile).
+  bool tma = false;
 
   int element_bytes() const { return kind == TF32 || kind == F32Simt ? 4 : 2; }
   // wgmma tiles add 1 KiB so that the stages can start on a swizzle atom (1024-byte) boundary.
@@ -109,7 +112,7 @@ struct MmaShape : MmaTile {
   }
   int pack() const {
     return kind | a_kmajor << 2 | b_kmajor << 3 | warps_m << 4 | warps_n << 8 | frags_m << 12 |
-           frags_n << 16 | stages << 22 | (row_bytes == 128) << 26 | wgmma << 27;
+           frags_n << 16 | stages << 22 | (row_bytes == 128) << 26 | wgmma << 27 | tma << 28;
   }
   static MmaShape unpack(int c) {
     MmaShape s;
@@ -123,6 +126,7 @@ struct MmaShape : MmaTile {
     s.stages = c >> 22 & 15;
     s.row_bytes = c >> 26 & 1 ? 128 : 64;
     s.wgmma = c >> 27 & 1;
+    s.tma = c >> 28 & 1;
     return s;
   }
 };
@@ -167,6 +171,8 @@ struct KernelDesc {
   uint32_t dynamic_shared_bytes = 0;  // CUDA tensor-core tiles: their staging buffers
   // CUDA: workgroups that must fit on one SM at once (a register budget for the compiler), or 0.
   uint32_t min_workgroups_per_sm = 0;
+  // CUDA: tensor map parameters (tm0, tm1, ...) after the buffers, for bulk tensor copies.
+  int tensor_maps = 0;
   bool uses_errors = false;  // binds the error buffer after the tensors
   // Pointwise kernels may write an output over an input's buffer (in-place reuse); other kernels
   // never see aliased buffers, so targets may promise the compiler there is no aliasing.

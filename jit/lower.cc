@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "ir/error.h"
+#include "jit/matmul_precision.h"
 #include "jit/pointwise_tuning.h"
 
 namespace ember::jit {
@@ -461,8 +462,8 @@ void lower_matmul(const ir::Graph& g, const Plan& plan, Emitter& e, const Kernel
   out.per_row = true;
 }
 
-// A matmul operand read straight from memory: a stored value, or permutes and broadcasts of
-// one, as an element offset and strides over the operand's own dims.
+// A matmul operand read straight from memory: a stored value, or permutes, broadcasts and
+// slices of one, as an element offset and strides over the operand's own dims.
 struct StridedOperand {
   ValueId stored;
   int64_t offset;
@@ -476,9 +477,18 @@ std::optional<StridedOperand> strided_operand(const ir::Graph& g, const Plan& pl
     return StridedOperand{v, a.offset, a.strides};
   }
   const ir::Node& n = g.node(v);
-  if (n.op != OpKind::Permute && n.op != OpKind::Expand) return std::nullopt;
+  if (n.op != OpKind::Permute && n.op != OpKind::Expand && n.op != OpKind::Slice)
+    return std::nullopt;
   std::optional<StridedOperand> in = strided_operand(g, plan, layout, n.inputs[0]);
   if (!in) return in;
+  if (n.op == OpKind::Slice) {  // a window (x.narrow(...) of weights, say) moves the start
+    const auto& attrs = n.get<ir::SliceAttrs>();
+    for (size_t d = 0; d < in->strides.size(); ++d) {
+      in->offset += attrs.starts[d] * in->strides[d];
+      in->strides[d] *= attrs.steps[d];
+    }
+    return in;
+  }
   const Shape& is = g.type(n.inputs[0]).shape;
   const Shape& os = g.type(v).shape;
   std::vector<int64_t> strides(os.rank());
@@ -521,6 +531,34 @@ std::optional<MmaOperand> mma_operand(const Shape& s, StridedOperand v, int k_di
     if (s[d] != 1 && st[d] % chunk != 0) return std::nullopt;
   }
   return o;
+}
+
+// Makes an 8-warp wgmma tile read its operands through the copy engine (shape.tma) when they
+// suit tensor maps: one matrix (a batch would need a map per matrix) whose rows are at least
+// as long as their stride says; records the two views (A, then B) the launch encodes.
+void add_tiled_views(MmaShape& shape, const MmaOperand& a, const MmaOperand& b, int64_t M,
+                     int64_t N, int64_t K, int64_t batch, Emitter& e, LoweredKernel& out) {
+  if (!tma_enabled() || shape.threads() != 256 || batch != 1) return;
+  auto view = [&](const MmaOperand& o, int64_t mn, bool kmajor, uint32_t box_rows) {
+    runtime::TiledView v;
+    v.binding = e.binding(o.view.stored, false);
+    v.element_bytes = 2;
+    v.offset = static_cast<uint64_t>(o.view.offset);
+    v.rows = static_cast<uint64_t>(kmajor ? mn : K);
+    v.cols = static_cast<uint64_t>(kmajor ? K : mn);
+    v.row_stride = static_cast<uint64_t>(o.ld);
+    v.box_rows = box_rows;
+    v.box_cols = 64;  // 128 bytes: one swizzle row
+    return v;
+  };
+  runtime::TiledView va = view(a, M, true, static_cast<uint32_t>(shape.block_m()));
+  runtime::TiledView vb = view(b, N, b.kmajor, b.kmajor ? shape.block_n() : 64u);
+  for (const runtime::TiledView& v : {va, vb}) {
+    if (v.row_stride < v.cols && v.rows > 1) return;
+  }
+  shape.tma = true;
+  out.tiled_views = {va, vb};
+  e.desc().tensor_maps = 2;
 }
 
 // Tensor-core matmul (kp.mma, CUDA): one MmaTile statement accumulates the block tile; the
@@ -575,6 +613,7 @@ bool lower_matmul_mma(const ir::Graph& g, const Plan& plan, const Emitter::Layou
   int64_t M = os[r - 2], N = os[r - 1], K = as[r - 1];
   Shape batch(std::vector<int64_t>(os.dims.begin(), os.dims.end() - 2));
   const int64_t BM = shape.block_m(), BN = shape.block_n();
+  if (shape.wgmma) add_tiled_views(shape, *oa, *ob, M, N, K, batch.numel(), e, out);
   int64_t tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
   int64_t tiles = batch.numel() * tiles_m * tiles_n;
   auto u = [&](int64_t v) { return e.const_u(static_cast<uint64_t>(v)); };
@@ -637,8 +676,10 @@ bool lower_matmul_mma(const ir::Graph& g, const Plan& plan, const Emitter::Layou
   e.desc().body.push_back(tile);
   // The vector tile stages in static shared memory (32 KiB), two workgroups per SM.
   e.desc().dynamic_shared_bytes = simt ? 0 : static_cast<uint32_t>(shape.shared_bytes());
-  e.desc().workgroup_size = static_cast<uint32_t>(shape.threads());
+  // A copy-engine tile adds its producer warpgroup; one workgroup per SM either way.
+  e.desc().workgroup_size = static_cast<uint32_t>(shape.threads() + (shape.tma ? 128 : 0));
   if (simt) e.desc().min_workgroups_per_sm = 2;
+  if (shape.tma) e.desc().min_workgroups_per_sm = 1;
   // Accumulator (mi, ni, c) of a thread holds output row g + 8 (c / 2) and column 2 t + c % 2
   // of fragment (mi, ni) of its warp's tile (the mma.sync C layout).
   int lid = e.builtin(Builtin::LocalId);
@@ -661,6 +702,8 @@ bool lower_matmul_mma(const ir::Graph& g, const Plan& plan, const Emitter::Layou
       }
     }
   }
+  // The producer warpgroup holds no accumulators.
+  if (shape.tma) e.begin_if(e.bin(BinaryFn::Lt, lid, u(shape.threads())));
   for (int mi = 0; mi < shape.frags_m && !simt; ++mi) {
     for (int ni = 0; ni < shape.frags_n; ++ni) {
       for (int c = 0; c < 4; ++c) {
@@ -672,6 +715,7 @@ bool lower_matmul_mma(const ir::Graph& g, const Plan& plan, const Emitter::Layou
       }
     }
   }
+  if (shape.tma) e.end();
   e.end();
   out.work_items = static_cast<uint64_t>(tiles);
   out.per_row = true;

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "jit/emitter.h"
+#include "runtime/backend.h"
 
 namespace ember::jit {
 
@@ -12,6 +13,7 @@ struct LoweredKernel {
   std::vector<ir::ValueId> bindings;  // tensor bindings in order
   std::vector<bool> writes;
   std::vector<uint32_t> params;
+  std::vector<runtime::TiledView> tiled_views;  // desc.tensor_maps of them, bindings by index
   std::vector<ErrorSite> error_sites;
   std::vector<ScalarPatch> scalar_patches;  // params holding runtime scalars of the graph
   uint64_t work_items = 0;                  // grid-stride loops cover this many threads or rows

@@ -20,4 +20,12 @@ bool tensor_cores_enabled() {
   return enabled;
 }
 
+bool tma_enabled() {
+  static const bool enabled = [] {
+    const char* env = std::getenv("EMBER_TMA");
+    return env == nullptr || std::strcmp(env, "0") != 0;
+  }();
+  return enabled;
+}
+
 }  // namespace ember::jit

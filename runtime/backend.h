@@ -64,6 +64,19 @@ struct KernelBinary {
   uint32_t dynamic_shared_bytes = 0;  // CUDA: shared memory sized at launch (may exceed 48 KiB)
 };
 
+// A matrix inside a bound buffer that the kernel reads box by box through the device's copy
+// engine (CUDA: a tensor map, passed by value after the buffers): `rows` rows of `cols`
+// contiguous elements, `row_stride` elements apart, from element `offset` of the buffer of
+// binding `binding`; boxes of box_rows x box_cols elements land in shared memory with the
+// 128-byte swizzle (box_cols * element_bytes must be 128 at most).
+struct TiledView {
+  int binding = 0;
+  uint32_t element_bytes = 2;
+  uint64_t offset = 0, rows = 0, cols = 0, row_stride = 0;
+  uint32_t box_rows = 0, box_cols = 0;
+  bool operator==(const TiledView&) const = default;
+};
+
 // One launch: tensor bindings in the kernel's order (views bind their whole buffer; offsets and
 // strides travel in `params`), which of them the kernel writes, and the grid.
 struct Launch {
@@ -71,6 +84,7 @@ struct Launch {
   std::vector<bool> writes;
   std::vector<uint32_t> params;
   uint32_t groups[3] = {1, 1, 1};
+  std::vector<TiledView> tiled_views;  // CUDA kernels with bulk tensor copies only
 };
 
 // One launch of a sequence handed over as a whole (Backend::launch_sequence).

@@ -40,6 +40,8 @@ const Driver* driver(std::string* why) {
   d->has_graphs = d->has_graphs && d->name != nullptr;
     EMBER_CU_GRAPH_FUNCS(EMBER_CU_LOAD_OPTIONAL)
 #undef EMBER_CU_LOAD_OPTIONAL
+    d->cuTensorMapEncodeTiled =
+        reinterpret_cast<decltype(d->cuTensorMapEncodeTiled)>(dlsym(lib, "cuTensorMapEncodeTiled"));
     CUresult r = d->cuInit(0);
     if (r != CUDA_SUCCESS) {
       error = absl::StrCat("cuInit failed (CUresult ", r, ")");

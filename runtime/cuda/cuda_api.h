@@ -16,7 +16,8 @@ namespace ember::runtime::cuda {
   X(cuInit, cuInit)                                                                                \
   X(cuDeviceGetCount, cuDeviceGetCount)                                                            \
   X(cuDeviceGet, cuDeviceGet)                                                                      \
-  X(cuDeviceGetName, cuDeviceGetName) X(cuDeviceGetAttribute, cuDeviceGetAttribute)                \
+  X(cuDeviceGetName, cuDeviceGetName)                                                              \
+  X(cuDeviceGetAttribute, cuDeviceGetAttribute)                                                    \
       X(cuDevicePrimaryCtxRetain, cuDevicePrimaryCtxRetain) X(cuCtxSetCurrent, cuCtxSetCurrent)    \
           X(cuMemAlloc, cuMemAlloc_v2) X(cuMemFree, cuMemFree_v2) X(cuMemcpyHtoD, cuMemcpyHtoD_v2) \
               X(cuMemcpyDtoH, cuMemcpyDtoH_v2) X(cuMemcpyHtoDAsync, cuMemcpyHtoDAsync_v2)          \
@@ -41,18 +42,22 @@ namespace ember::runtime::cuda {
   X(cuGraphExecDestroy, cuGraphExecDestroy)                            \
   X(cuGraphLaunch, cuGraphLaunch)
 
-#define EMBER_NVRTC_FUNCS(X)                                                            \
-  X(nvrtcCreateProgram)                                                                 \
-  X(nvrtcCompileProgram)                                                                \
-  X(nvrtcDestroyProgram)                                                                \
-  X(nvrtcGetProgramLog) X(nvrtcGetProgramLogSize) X(nvrtcGetCUBIN) X(nvrtcGetCUBINSize) \
-      X(nvrtcGetPTX) X(nvrtcGetPTXSize) X(nvrtcVersion)
+#define EMBER_NVRTC_FUNCS(X)                                                     \
+  X(nvrtcCreateProgram)                                                          \
+  X(nvrtcCompileProgram)                                                         \
+  X(nvrtcDestroyProgram)                                                         \
+  X(nvrtcGetProgramLog)                                                          \
+  X(nvrtcGetProgramLogSize) X(nvrtcGetCUBIN) X(nvrtcGetCUBINSize) X(nvrtcGetPTX) \
+      X(nvrtcGetPTXSize) X(nvrtcVersion)
 
 struct Driver {
 #define EMBER_CU_DECLARE(name, symbol) decltype(&::symbol) name = nullptr;
   EMBER_CU_FUNCS(EMBER_CU_DECLARE)
   EMBER_CU_GRAPH_FUNCS(EMBER_CU_DECLARE)
 #undef EMBER_CU_DECLARE
+  // Tensor maps for Hopper's bulk tensor copies (CUDA 12); optional: null, no launch may carry a
+  // TiledView.
+  decltype(&::cuTensorMapEncodeTiled) cuTensorMapEncodeTiled = nullptr;
   bool has_graphs = false;  // every EMBER_CU_GRAPH_FUNCS symbol resolved
 };
 

@@ -244,7 +244,34 @@ class CudaBackend final : public Backend {
     std::copy(l.params.begin(), l.params.end(), c.params.begin());
     c.buffers.reserve(l.buffers.size());
     for (const Array& a : l.buffers) c.buffers.push_back(ptr(a));
+    for (const TiledView& v : l.tiled_views) c.tensor_maps.push_back(tensor_map(v, c.buffers));
     return c;
+  }
+
+  // The tensor map of `v` over its binding's buffer: 128-byte swizzled boxes, zeros outside.
+  TensorMapArg tensor_map(const TiledView& v, const std::vector<CUdeviceptr>& buffers) {
+    if (d_->cuTensorMapEncodeTiled == nullptr)
+      throw Error("cuda: the driver has no cuTensorMapEncodeTiled (a tiled kernel needs CUDA 12)");
+    const CUtensorMapDataType type = v.element_bytes == 2   ? CU_TENSOR_MAP_DATA_TYPE_UINT16
+                                     : v.element_bytes == 4 ? CU_TENSOR_MAP_DATA_TYPE_UINT32
+                                                            : CU_TENSOR_MAP_DATA_TYPE_UINT8;
+    const cuuint64_t dims[2] = {v.cols, v.rows};
+    const cuuint64_t strides[1] = {v.row_stride * v.element_bytes};
+    const cuuint32_t box[2] = {v.box_cols, v.box_rows};
+    const cuuint32_t steps[2] = {1, 1};
+    TensorMapArg arg;
+    void* base = reinterpret_cast<void*>(buffers.at(static_cast<size_t>(v.binding)) +
+                                         v.offset * v.element_bytes);
+    CUresult r = d_->cuTensorMapEncodeTiled(
+        &arg.map, type, 2, base, dims, strides, box, steps, CU_TENSOR_MAP_INTERLEAVE_NONE,
+        CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+        CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (r != CUDA_SUCCESS) {
+      throw Error(absl::StrCat("cuda: cuTensorMapEncodeTiled refused a ", v.rows, " x ", v.cols,
+                               " view (row stride ", v.row_stride, ", box ", v.box_rows, " x ",
+                               v.box_cols, ", ", v.element_bytes, "-byte elements): CUresult ", r));
+    }
+    return arg;
   }
 
   // Device time runs from the first launch after a sync to the next sync.

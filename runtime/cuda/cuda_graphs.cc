@@ -17,6 +17,7 @@ CUDA_KERNEL_NODE_PARAMS node_params(const KernelCall& c, std::vector<void*>& arg
   args.clear();
   args.push_back(const_cast<uint32_t*>(c.params.data()));
   for (const CUdeviceptr& p : c.buffers) args.push_back(const_cast<CUdeviceptr*>(&p));
+  for (const TensorMapArg& m : c.tensor_maps) args.push_back(const_cast<CUtensorMap*>(&m.map));
   CUDA_KERNEL_NODE_PARAMS p{};
   p.func = c.function;
   p.gridDimX = c.grid[0];

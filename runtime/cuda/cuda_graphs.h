@@ -7,6 +7,7 @@
 #include <cuda.h>
 
 #include <cstdint>
+#include <cstring>
 #include <unordered_map>
 #include <vector>
 
@@ -14,14 +15,23 @@
 
 namespace ember::runtime::cuda {
 
+// A tensor map argument (compared by its bytes: a graph node is patched when one changes).
+struct TensorMapArg {
+  CUtensorMap map;
+  bool operator==(const TensorMapArg& o) const {
+    return std::memcmp(&map, &o.map, sizeof(map)) == 0;
+  }
+};
+
 // One kernel launch with its argument values.
 struct KernelCall {
   CUfunction function = nullptr;
   uint32_t grid[3] = {1, 1, 1};
   uint32_t block = 1;
-  uint32_t shared = 0;               // dynamic shared memory bytes
-  std::vector<uint32_t> params;      // the kernel's Params struct, word by word
-  std::vector<CUdeviceptr> buffers;  // then one pointer argument per binding
+  uint32_t shared = 0;                    // dynamic shared memory bytes
+  std::vector<uint32_t> params;           // the kernel's Params struct, word by word
+  std::vector<CUdeviceptr> buffers;       // then one pointer argument per binding
+  std::vector<TensorMapArg> tensor_maps;  // then one argument per map, by value
 
   bool operator==(const KernelCall&) const = default;
 };

@@ -271,7 +271,13 @@ TEST(CudaCompile, WgmmaTilesCompileOrFallBack) {
         for (const LoweredKernel& lk : lower_with_mma(g, {y}, tile)) {
           EXPECT_TRUE(lk.mma);
           std::string source = render_cuda(lk.desc);
-          EXPECT_EQ(source.find("wgmma_tile<") != std::string::npos, expect_wgmma);
+          const bool tma = source.find("wgmma_tma_tile<") != std::string::npos;
+          EXPECT_EQ(source.find("wgmma_tile<") != std::string::npos || tma, expect_wgmma);
+          // The 8-warp tiles of one matrix take the copy engine, with a producer warpgroup.
+          EXPECT_EQ(tma, expect_wgmma && kMmaTiles[tile - 1].threads() == 256);
+          EXPECT_EQ(lk.tiled_views.size(), tma ? 2u : 0u);
+          if (expect_wgmma)
+            EXPECT_EQ(lk.desc.workgroup_size, kMmaTiles[tile - 1].threads() + (tma ? 128u : 0u));
           try {
             EXPECT_GT(runtime::cuda::nvrtc_compile(source, lk.desc.name, "sm_90a", false).size(),
                       100u);

@@ -97,6 +97,27 @@ TEST_P(MatmulMmaTiles, EveryLayoutInBf16AndTf32) {
 INSTANTIATE_TEST_SUITE_P(Tiles, MatmulMmaTiles, ::testing::Range(1, jit::kMmaTileCount + 1),
                          [](const auto& info) { return "T" + std::to_string(info.param); });
 
+// Hopper's 8-warp wgmma tiles read a single matrix's operands through tensor maps (the copy
+// engine): windows of wider matrices (an offset, a row stride beyond the row), B both N-major
+// and K-major, and a K of 17 k-tiles that wraps the four-stage ring four times.
+TEST(MatmulMmaTma, WindowsOfWiderMatricesAndLongK) {
+  EMBER_REQUIRE_TENSOR_CORES();
+  setenv("EMBER_MMA_TILE", "10", 1);
+  int64_t n = mma_launches_of(
+      [](const Device& dev) -> std::vector<RawTensor> {
+        auto wide = [&](const Shape& shape, uint32_t seed) {
+          return Tensor<2>::from_data(testing::host_uniform(shape, seed).convert(DType::BF16), dev);
+        };
+        auto a = wide({136, 1096}, 93).narrow(1, 8, 1040);
+        auto b = wide({1040, 272}, 94).narrow(1, 16, 200);
+        auto bt = wide({200, 1048}, 95).narrow(1, 8, 1040).swap_dims(0, 1);
+        return {activation::relu(a.matmul(b)).raw(), a.matmul(bt).raw()};
+      },
+      3e-2, 3e-1);
+  unsetenv("EMBER_MMA_TILE");
+  EXPECT_EQ(n, 2);
+}
+
 TEST(MatmulMmaFallback, UnalignedRowsRunTheSimtTemplate) {
   EMBER_REQUIRE_TENSOR_CORES();
   int64_t n = mma_launches_of(
