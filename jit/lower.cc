@@ -61,9 +61,9 @@ int matmul_block(int64_t m, int64_t n, int64_t batch) {
 
 int mma_tile_heuristic(int64_t m, int64_t n, int64_t batch, bool wgmma) {
   // H100 (autotune sweep, bf16 and TF32 at 4096 and 8192): 128 x 256 with 128-byte k-rows
-  // wins by 10-18% over the 64-byte ones; 64 x 128 wins at 1024. With wgmma (bf16, 8192):
-  // 128 x 256 2.49 ms, 128 x 128 3.10 (5 stages) and 2.88 (3 stages), mma.sync 3.31; 192 x 256
-  // (run 50) 2.44 ms but slower at 4096 (0.358 against 0.345 ms) and 1024: a tuning candidate.
+  // wins by 10-18% over the 64-byte ones; 64 x 128 wins at 1024. With wgmma fed by the copy
+  // engine (bf16, session 8): 128 x 256 1.60 ms at 8192, 128 x 128 2.07 (5 stages) and 2.33 (3
+  // stages), 192 x 256 (cp.async: no room for a producer warpgroup's registers) 2.27.
   constexpr int64_t kMinTiles = 128;
   constexpr int kWgmmaIds[] = {10, 11}, kSyncIds[] = {6, 1};
   for (int id : wgmma ? kWgmmaIds : kSyncIds) {
@@ -71,7 +71,9 @@ int mma_tile_heuristic(int64_t m, int64_t n, int64_t batch, bool wgmma) {
     int64_t bm = t.block_m(), bn = t.block_n();
     if (batch * ((m + bm - 1) / bm) * ((n + bn - 1) / bn) >= kMinTiles) return id;
   }
-  return 5;
+  // Few tiles: on Hopper still a 128 x 128 wgmma tile (bf16 1024: 0.014 ms against 0.018 for
+  // mma.sync 64 x 128, session 8's autotune run), else the small mma.sync tile.
+  return wgmma ? 11 : 5;
 }
 
 int mma_sync_tile(int id) {
