@@ -406,77 +406,73 @@ __device__ __forceinline__ void wgmma_tma_tile(const TensorMap* ta, const Tensor
 )";
 
 constexpr const char* kSimtHelpers = R"(
-// f32 block tile without tensor cores (sm_80 and later): 128 x 128 outputs, 256 threads of 8 x 8
-// (rows 4 ty + i and 64 + 4 ty + i, columns likewise with tx), K in k-tiles of BK staged twice
-// in shared memory so one barrier per k-tile suffices. A is read K-contiguous, B N-contiguous,
-// both in 16-byte vectors (offsets and row strides multiples of 4 elements); A is stored
-// transposed so that each thread's 8 rows are two 16-byte shared loads, as are its 8 columns.
-// The next k-tile's vectors wait in registers while the current one is multiplied.
-template <int BK>
+// f32 block tile without tensor cores (sm_80 and later, after kMmaHelpers): 128 x 256 outputs,
+// 256 threads of 8 x 16 (warp w: rows 16 w + 8 (lane / 16) + i, columns 64 h + 4 (lane % 16) + j),
+// 128 accumulators each, one workgroup per SM. K in k-tiles of BK through a STAGES-deep cp.async
+// ring in 16-byte copies, neither operand transposed: A's rows K-contiguous (a thread reads 4 k of
+// one row at once), B's N-contiguous (offsets, row strides, K and N multiples of 4 elements;
+// copies past K or N zero-fill). H100, 4096^3: 3.16 ms against 3.53 for the 128 x 128 tile that transposed A
+// through registers (scripts/kernel-lab, session 8), which stalled on its 128-register cap.
+template <int BK, int STAGES>
 __device__ __forceinline__ void simt_tile(const float* A, uint a_off, uint a_ld, const float* B,
                                           uint b_off, uint b_ld, uint M, uint N, uint K, uint m0,
                                           uint n0, float* acc) {
-  constexpr int AV = 128 * BK / 4 / 256, BV = BK * 128 / 4 / 256;  // vectors per thread
-  __shared__ __align__(16) float As[2][BK][128];
-  __shared__ __align__(16) float Bs[2][BK][128];
-  const uint tid = threadIdx.x, ty = tid / 16u, tx = tid % 16u;
+  extern __shared__ __align__(128) unsigned char smem[];  // STAGES * (128 + 256) * BK floats
+  float(*As)[128][BK] = reinterpret_cast<float(*)[128][BK]>(smem);
+  float(*Bs)[BK][256] = reinterpret_cast<float(*)[BK][256]>(smem + STAGES * 128 * BK * 4);
+  const uint tid = threadIdx.x, lane = tid % 32u;
+  const uint rbase = tid / 32u * 16u + lane / 16u * 8u, cbase = lane % 16u * 4u;
   const float* a = A + a_off;
   const float* b = B + b_off;
-  float4 ra[AV], rb[BV];
 #pragma unroll
-  for (int i = 0; i < 64; ++i) acc[i] = 0.0f;
-  auto load = [&](uint k0) {
-#pragma unroll
-    for (int p = 0; p < AV; ++p) {
-      const uint q = tid + p * 256u, m = m0 + q / (BK / 4), k = k0 + q % (BK / 4) * 4u;
-      ra[p] = m < M && k < K ? *reinterpret_cast<const float4*>(a + uint64_t(m) * a_ld + k)
-                             : make_float4(0.f, 0.f, 0.f, 0.f);
-    }
-#pragma unroll
-    for (int p = 0; p < BV; ++p) {
-      const uint q = tid + p * 256u, k = k0 + q / 32u, n = n0 + q % 32u * 4u;
-      rb[p] = k < K && n < N ? *reinterpret_cast<const float4*>(b + uint64_t(k) * b_ld + n)
-                             : make_float4(0.f, 0.f, 0.f, 0.f);
-    }
-  };
-  auto store = [&](int buf) {
-#pragma unroll
-    for (int p = 0; p < AV; ++p) {
-      const uint q = tid + p * 256u, m = q / (BK / 4), k = q % (BK / 4) * 4u;
-      As[buf][k][m] = ra[p].x;
-      As[buf][k + 1][m] = ra[p].y;
-      As[buf][k + 2][m] = ra[p].z;
-      As[buf][k + 3][m] = ra[p].w;
-    }
-#pragma unroll
-    for (int p = 0; p < BV; ++p) {
-      const uint q = tid + p * 256u;
-      *reinterpret_cast<float4*>(&Bs[buf][q / 32u][q % 32u * 4u]) = rb[p];
-    }
-  };
+  for (int i = 0; i < 128; ++i) acc[i] = 0.0f;
   const uint KT = (K + BK - 1) / BK;
-  load(0);
-  store(0);
-  __syncthreads();
-  for (uint kt = 0; kt < KT; ++kt) {
-    const int cur = kt & 1;
-    if (kt + 1 < KT) load((kt + 1) * BK);
+  auto issue = [&](uint kt) {
+    if (kt < KT) {
+      const uint s = kt % STAGES, k0 = kt * BK;
 #pragma unroll
-    for (int kk = 0; kk < BK; ++kk) {
-      float av[8], bv[8];
-      *reinterpret_cast<float4*>(av) = *reinterpret_cast<const float4*>(&As[cur][kk][ty * 4u]);
-      *reinterpret_cast<float4*>(av + 4) = *reinterpret_cast<const float4*>(&As[cur][kk][64u + ty * 4u]);
-      *reinterpret_cast<float4*>(bv) = *reinterpret_cast<const float4*>(&Bs[cur][kk][tx * 4u]);
-      *reinterpret_cast<float4*>(bv + 4) = *reinterpret_cast<const float4*>(&Bs[cur][kk][64u + tx * 4u]);
+      for (int p = 0; p < 128 * BK / 4 / 256; ++p) {
+        const uint q = tid + p * 256u, m = q / (BK / 4), k = q % (BK / 4) * 4u;
+        const bool in = m0 + m < M && k0 + k < K;
+        cp_async16(smem_u32(&As[s][m][k]), in ? a + uint64_t(m0 + m) * a_ld + k0 + k : a, in ? 16u : 0u);
+      }
+#pragma unroll
+      for (int p = 0; p < BK * 256 / 4 / 256; ++p) {
+        const uint q = tid + p * 256u, k = q / 64u, n = q % 64u * 4u;
+        const bool in = k0 + k < K && n0 + n < N;
+        cp_async16(smem_u32(&Bs[s][k][n]), in ? b + uint64_t(k0 + k) * b_ld + n0 + n : b, in ? 16u : 0u);
+      }
+    }
+    cp_async_commit();
+  };
+#pragma unroll
+  for (int s = 0; s < STAGES - 1; ++s) issue(s);
+  for (uint kt = 0; kt < KT; ++kt) {
+    cp_async_wait<STAGES - 2>();
+    __syncthreads();  // k-tile kt landed for every thread; the stage read at kt - 1 is free
+    issue(kt + STAGES - 1);
+    const uint cur = kt % STAGES;
+#pragma unroll
+    for (int kq = 0; kq < BK / 4; ++kq) {
+      float av[8][4];
 #pragma unroll
       for (int i = 0; i < 8; ++i)
+        *reinterpret_cast<float4*>(av[i]) = *reinterpret_cast<const float4*>(&As[cur][rbase + i][kq * 4]);
 #pragma unroll
-        for (int j = 0; j < 8; ++j) acc[i * 8 + j] = fmaf(av[i], bv[j], acc[i * 8 + j]);
+      for (int kk = 0; kk < 4; ++kk) {
+        float bv[16];
+#pragma unroll
+        for (int h = 0; h < 4; ++h)
+          *reinterpret_cast<float4*>(bv + 4 * h) = *reinterpret_cast<const float4*>(&Bs[cur][kq * 4 + kk][64 * h + cbase]);
+#pragma unroll
+        for (int i = 0; i < 8; ++i)
+#pragma unroll
+          for (int j = 0; j < 16; ++j) acc[i * 16 + j] = fmaf(av[i][kk], bv[j], acc[i * 16 + j]);
+      }
     }
-    // The other buffer was last read before the previous barrier: free to refill.
-    if (kt + 1 < KT) store(cur ^ 1);
-    __syncthreads();
   }
+  cp_async_wait<0>();
+  __syncthreads();  // the next tile of a grid-stride loop refills the stages
 }
 )";
 
@@ -518,8 +514,9 @@ std::string tensor_core_helpers(const KernelDesc& k) {
     if (m.wgmma) wgmma_widths.insert(m.block_n());
     tma = tma || m.tma;
   }
-  if (!any) return simt ? kSimtHelpers : "";
-  std::string out = absl::StrCat(simt ? kSimtHelpers : "", kMmaHelpers);
+  if (!any && !simt) return "";
+  std::string out = absl::StrCat(kMmaHelpers, simt ? kSimtHelpers : "");
+  if (!any) return out;
   if (wgmma_widths.empty()) return out;
   out += "template <int N> struct Wgmma;\n";
   for (int n : wgmma_widths) out += wgmma_op_source(n);
@@ -534,7 +531,8 @@ std::string tensor_core_call(const MmaShape& m, const std::string& a, const std:
                         ", ", args[7], ", ", args[8], ", ", acc, ");");
   }
   std::string call =
-      m.kind == MmaShape::F32Simt ? absl::StrCat("simt_tile<", kSimtTileK, ">(")
+      m.kind == MmaShape::F32Simt
+          ? absl::StrCat("simt_tile<", m.row_bytes / 4, ", ", m.stages, ">(")
       : m.wgmma ? absl::StrCat("wgmma_tile<", static_cast<int>(m.kind), ", ", m.b_kmajor, ", ",
                                m.warps_m, ", ", m.block_n(), ", ", m.stages, ">(")
                 : absl::StrCat("mma_tile<", static_cast<int>(m.kind), ", ", m.a_kmajor, ", ",

@@ -31,9 +31,13 @@ Problem problem_of(const ir::Graph& g, ir::ValueId mm) {
 int heuristic_block(const runtime::Backend& backend, const Problem& p) {
   if (backend.runs_on_cpu()) return 8;
   const int block = matmul_block(p.m, p.n, p.batch);
-  // On CUDA the f32 vector tile replaces the 128 x 128 SIMT block (H100, 4096^3: 3.41 against
-  // 3.78 ms, scripts/kernel-lab run 2).
-  return block == 8 && backend.kind() == runtime::DeviceKind::Cuda ? kVectorTileBlock : block;
+  // On CUDA the f32 vector tile (128 x 256) replaces the 128 x 128 SIMT block where it still
+  // gives a large GPU a tile per SM (H100, 4096^3: 3.16 against 3.78 ms, scripts/kernel-lab,
+  // sessions 7-8).
+  const int64_t tiles = p.batch * ((p.m + 127) / 128) * ((p.n + 255) / 256);
+  return block == 8 && backend.kind() == runtime::DeviceKind::Cuda && tiles >= 128
+             ? kVectorTileBlock
+             : block;
 }
 
 // The SIMT variants `backend` runs for `dtype`: the vector tile only for f32 on CUDA (elsewhere

@@ -18,7 +18,7 @@ enum class KernelKind : uint8_t {
 };
 const char* kernel_kind_name(KernelKind k);
 
-// KernelPlan::block selecting the CUDA f32 vector tile (MmaShape::F32Simt, 128 x 128) instead of
+// KernelPlan::block selecting the CUDA f32 vector tile (MmaShape::F32Simt, 128 x 256) instead of
 // the SIMT template; where its operands do not suit it (an M-major A, a K-major B, unaligned
 // rows), the SIMT template with block 8 runs.
 inline constexpr int kVectorTileBlock = 16;

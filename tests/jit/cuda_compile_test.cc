@@ -297,12 +297,16 @@ TEST(CudaCompile, WgmmaTilesCompileOrFallBack) {
 TEST(CudaCompile, VectorTileCompilesOrFallsBack) {
   if (runtime::cuda::nvrtc_version() == "none") GTEST_SKIP() << "NVRTC unavailable";
   int tiles = 0;
-  for (int layout = 0; layout < 4; ++layout) {  // A B, A B^T, A^T B, odd K
+  // A B, A B^T, A^T B, odd K, and a K of 70 sliced from rows of 72 (aligned rows, a partial
+  // last chunk).
+  for (int layout = 0; layout < 5; ++layout) {
     ir::Graph g;
     Builder b(g);
-    const int64_t k = layout == 3 ? 71 : 72;
+    const int64_t k = layout == 3 ? 71 : layout == 4 ? 70 : 72;
     ValueId a = layout == 2 ? b.permute(in(b, DType::F32, {2, k, 136}), {0, 2, 1})
-                            : in(b, DType::F32, {2, 136, k});
+                : layout == 4
+                    ? b.slice(in(b, DType::F32, {2, 136, 72}), {0, 0, 0}, {2, 136, 70}, {1, 1, 1})
+                    : in(b, DType::F32, {2, 136, k});
     ValueId w = layout == 1 ? b.permute(in(b, DType::F32, {1, 200, k}), {0, 2, 1})
                             : in(b, DType::F32, {1, k, 200});
     ValueId y = b.unary(UnaryFn::Tanh,
@@ -321,7 +325,8 @@ TEST(CudaCompile, VectorTileCompilesOrFallsBack) {
     const bool tile = source.find("simt_tile<") != std::string::npos;
     EXPECT_EQ(tile, layout == 0);
     EXPECT_FALSE(lk.mma);  // no tensor cores
-    EXPECT_EQ(source.find("__launch_bounds__(256, 2)") != std::string::npos, tile);
+    EXPECT_EQ(source.find("__launch_bounds__(256, 1)") != std::string::npos, tile);
+    if (tile) EXPECT_EQ(lk.desc.dynamic_shared_bytes, 2u * (128 + 256) * 32 * 4);
     try {
       EXPECT_GT(runtime::cuda::nvrtc_compile(source, lk.desc.name, "sm_90a", false).size(), 100u);
       tiles += tile;
