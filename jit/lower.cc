@@ -548,7 +548,9 @@ void add_tiled_views(MmaShape& shape, const MmaOperand& a, const MmaOperand& b, 
     v.offset = static_cast<uint64_t>(o.view.offset);
     v.rows = static_cast<uint64_t>(kmajor ? mn : K);
     v.cols = static_cast<uint64_t>(kmajor ? K : mn);
-    v.row_stride = static_cast<uint64_t>(o.ld);
+    // A single row has no stride of its own (ld 0); the map still wants one, a multiple of 16
+    // bytes.
+    v.row_stride = v.rows == 1 ? (v.cols + 7) / 8 * 8 : static_cast<uint64_t>(o.ld);
     v.box_rows = box_rows;
     v.box_cols = 64;  // 128 bytes: one swizzle row
     return v;
@@ -556,7 +558,7 @@ void add_tiled_views(MmaShape& shape, const MmaOperand& a, const MmaOperand& b, 
   runtime::TiledView va = view(a, M, true, static_cast<uint32_t>(shape.block_m()));
   runtime::TiledView vb = view(b, N, b.kmajor, b.kmajor ? shape.block_n() : 64u);
   for (const runtime::TiledView& v : {va, vb}) {
-    if (v.row_stride < v.cols && v.rows > 1) return;
+    if (v.row_stride < v.cols) return;
   }
   shape.tma = true;
   out.tiled_views = {va, vb};

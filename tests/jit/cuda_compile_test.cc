@@ -292,6 +292,28 @@ TEST(CudaCompile, WgmmaTilesCompileOrFallBack) {
   EXPECT_GE(wgmma, 4);
 }
 
+// A copy-engine tile's tensor maps: a row stride for every view (one row included: the matmul's
+// own ld is 0 there), A's box the tile's rows, B's one 64 x 64 box per atom when N-major.
+TEST(CudaCompile, TiledViewsOfOneRowAndNMajorB) {
+  ir::Graph g;
+  Builder b(g);
+  ValueId mm = b.matmul(in(b, DType::BF16, {1, 72}), in(b, DType::BF16, {72, 200}));
+  std::vector<LoweredKernel> lks = lower_with_mma(g, {mm}, 11);  // wgmma 128 x 128
+  ASSERT_EQ(lks.size(), 1u);
+  ASSERT_EQ(lks[0].tiled_views.size(), 2u);
+  const runtime::TiledView& a = lks[0].tiled_views[0];
+  const runtime::TiledView& w = lks[0].tiled_views[1];
+  EXPECT_EQ(a.rows, 1u);
+  EXPECT_EQ(a.cols, 72u);
+  EXPECT_EQ(a.row_stride, 72u);
+  EXPECT_EQ(a.box_rows, 128u);
+  EXPECT_EQ(w.rows, 72u);  // k-rows of N-contiguous B
+  EXPECT_EQ(w.cols, 200u);
+  EXPECT_EQ(w.row_stride, 200u);
+  EXPECT_EQ(w.box_rows, 64u);
+  EXPECT_EQ(w.box_cols, 64u);
+}
+
 // The f32 vector tile (KernelPlan::block = kVectorTileBlock) compiles, batched with a fused
 // epilogue, for x @ w; x @ w^T, x^T @ w and rows of an odd length take the SIMT template.
 TEST(CudaCompile, VectorTileCompilesOrFallsBack) {
