@@ -536,11 +536,12 @@ std::optional<MmaOperand> mma_operand(const Shape& s, StridedOperand v, int k_di
 }
 
 // Makes an 8-warp wgmma tile read its operands through the copy engine (shape.tma) when they
-// suit tensor maps: one matrix (a batch would need a map per matrix) whose rows are at least
-// as long as their stride says; records the two views (A, then B) the launch encodes.
+// suit tensor maps: one non-empty matrix (a batch would need a map per matrix) whose row
+// strides are at least its rows' length; records the two views (A, then B) the launch encodes.
 void add_tiled_views(MmaShape& shape, const MmaOperand& a, const MmaOperand& b, int64_t M,
                      int64_t N, int64_t K, int64_t batch, Emitter& e, LoweredKernel& out) {
-  if (!tma_enabled() || shape.threads() != 256 || batch != 1) return;
+  // (A map has no empty dimension: an empty matmul keeps the cp.async tile.)
+  if (!tma_enabled() || shape.threads() != 256 || batch != 1 || M == 0 || N == 0 || K == 0) return;
   auto view = [&](const MmaOperand& o, int64_t mn, bool kmajor, uint32_t box_rows) {
     runtime::TiledView v;
     v.binding = e.binding(o.view.stored, false);

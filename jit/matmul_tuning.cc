@@ -28,22 +28,22 @@ Problem problem_of(const ir::Graph& g, ir::ValueId mm) {
 // CPU Vulkan drivers (lavapipe) run a workgroup's threads as SIMD lanes and its barriers
 // slowly: the largest block, the fewest workgroups and barriers per flop, is fastest there
 // (512^3 tuned on lavapipe: block 8 in 207 ms, the GPU heuristic's block 2 in 760 ms).
+bool has_tensor_cores(const runtime::Backend& backend);
+
 int heuristic_block(const runtime::Backend& backend, const Problem& p) {
   if (backend.runs_on_cpu()) return 8;
   const int block = matmul_block(p.m, p.n, p.batch);
-  // On CUDA the f32 vector tile (128 x 256) replaces the 128 x 128 SIMT block where it still
-  // gives a large GPU a tile per SM (H100, 4096^3: 3.16 against 3.78 ms, scripts/kernel-lab,
-  // sessions 7-8).
+  // On CUDA (sm_80 on: cp.async, 96 KiB of shared memory) the f32 vector tile (128 x 256)
+  // replaces the 128 x 128 SIMT block where it still gives a large GPU a tile per SM (H100,
+  // 4096^3 in ember_bench: 3.15-3.17 ms against 3.76 for the SIMT template, session 8).
   const int64_t tiles = p.batch * ((p.m + 127) / 128) * ((p.n + 255) / 256);
-  return block == 8 && backend.kind() == runtime::DeviceKind::Cuda && tiles >= 128
-             ? kVectorTileBlock
-             : block;
+  return block == 8 && has_tensor_cores(backend) && tiles >= 128 ? kVectorTileBlock : block;
 }
 
-// The SIMT variants `backend` runs for `dtype`: the vector tile only for f32 on CUDA (elsewhere
-// it would run the block-8 template again, and tuning would time that twice).
+// The SIMT variants `backend` runs for `dtype`: the vector tile only for f32 on CUDA sm_80 and
+// later (elsewhere it would run the block-8 template again, and tuning would time that twice).
 std::vector<int> simt_blocks(const runtime::Backend& backend, DType dtype) {
-  const bool tile = backend.kind() == runtime::DeviceKind::Cuda && dtype == DType::F32;
+  const bool tile = has_tensor_cores(backend) && dtype == DType::F32;
   std::vector<int> blocks;
   for (int r : kMatmulBlocks) {
     if (r != kVectorTileBlock || tile) blocks.push_back(r);

@@ -259,7 +259,7 @@ class CudaBackend final : public Backend {
     const cuuint64_t strides[1] = {v.row_stride * v.element_bytes};
     const cuuint32_t box[2] = {v.box_cols, v.box_rows};
     const cuuint32_t steps[2] = {1, 1};
-    TensorMapArg arg;
+    TensorMapArg arg{};  // compared bytewise: no stray bytes
     void* base = reinterpret_cast<void*>(buffers.at(static_cast<size_t>(v.binding)) +
                                          v.offset * v.element_bytes);
     CUresult r = d_->cuTensorMapEncodeTiled(
