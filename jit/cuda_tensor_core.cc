@@ -250,6 +250,24 @@ __device__ __forceinline__ uint64_t wg_desc(uint addr, uint lbo, uint sbo) {
   return uint64_t((addr & 0x3FFFFu) >> 4) | uint64_t(lbo >> 4) << 16 | uint64_t(sbo >> 4) << 32 |
          1ull << 62;
 }
+// Issues one k-tile's wgmmas (BK / 16 of them) on the staged A rows at sa and B at sb as one
+// group, then waits until only that group is in flight: the previous k-tile's group is done.
+template <int KIND, bool B_K, int BN, int BK>
+__device__ __forceinline__ void wg_ktile(float* acc, uint sa, uint sb) {
+  wg_pin<BN / 2>(acc);
+  wg_fence();
+#pragma unroll
+  for (int s = 0; s < BK / 16; ++s) {
+    // A: 8-row groups 1024 bytes apart; k advances 32 bytes within the swizzled row. B
+    // N-major: 64-column atoms BK k-rows apart, 8-k-row groups 1024 bytes apart.
+    const uint64_t da = wg_desc(sa + s * 32, 16, 1024);
+    const uint64_t db = B_K ? wg_desc(sb + s * 32, 16, 1024) : wg_desc(sb + s * 2048, BK * 128, 1024);
+    Wgmma<BN>::template op<KIND, !B_K>(acc, da, db);
+  }
+  wg_commit();
+  wg_wait<1>();
+  wg_pin<BN / 2>(acc);
+}
 template <int KIND, bool B_K, int WARPS, int BN, int STAGES>
 __device__ __forceinline__ void wgmma_tile(const void* A, uint a_off, uint a_ld, const void* B,
                                            uint b_off, uint b_ld, uint M, uint N, uint K, uint m0,
@@ -285,19 +303,7 @@ __device__ __forceinline__ void wgmma_tile(const void* A, uint a_off, uint a_ld,
     }
     cp_async_commit();
     const uint sa = s0 + (kt % STAGES) * STAGE + a_rows, sb = s0 + (kt % STAGES) * STAGE + A_BYTES;
-    wg_pin<BN / 2>(acc);
-    wg_fence();
-#pragma unroll
-    for (int s = 0; s < BK / 16; ++s) {
-      // A: 8-row groups 1024 bytes apart; k advances 32 bytes within the swizzled row. B
-      // N-major: 64-column atoms BK k-rows apart, 8-k-row groups 1024 bytes apart.
-      const uint64_t da = wg_desc(sa + s * 32, 16, 1024);
-      const uint64_t db = B_K ? wg_desc(sb + s * 32, 16, 1024) : wg_desc(sb + s * 2048, BK * 128, 1024);
-      Wgmma<BN>::template op<KIND, !B_K>(acc, da, db);
-    }
-    wg_commit();
-    wg_wait<1>();
-    wg_pin<BN / 2>(acc);
+    wg_ktile<KIND, B_K, BN, BK>(acc, sa, sb);
   }
   wg_wait<0>();
   wg_pin<BN / 2>(acc);
@@ -380,17 +386,7 @@ __device__ __forceinline__ void wgmma_tma_tile(const TensorMap* ta, const Tensor
       const uint s = kt % STAGES;
       mbar_wait(full + s * 8, (kt / STAGES) & 1u);
       const uint sa = s0 + s * STAGE + a_rows, sb = s0 + s * STAGE + A_BYTES;
-      wg_pin<BN / 2>(acc);
-      wg_fence();
-#pragma unroll
-      for (int k = 0; k < BK / 16; ++k) {
-        const uint64_t da = wg_desc(sa + k * 32, 16, 1024);
-        const uint64_t db = B_K ? wg_desc(sb + k * 32, 16, 1024) : wg_desc(sb + k * 2048, BK * 128, 1024);
-        Wgmma<BN>::template op<KIND, !B_K>(acc, da, db);
-      }
-      wg_commit();
-      wg_wait<1>();  // the previous k-tile's group is done: its stage is free
-      wg_pin<BN / 2>(acc);
+      wg_ktile<KIND, B_K, BN, BK>(acc, sa, sb);  // then the previous k-tile's stage is free
       if (kt > 0 && (threadIdx.x & 31u) == 0u) mbar_arrive(empty + ((kt - 1) % STAGES) * 8);
     }
     wg_wait<0>();
