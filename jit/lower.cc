@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "ir/error.h"
+#include "jit/in_place.h"
 #include "jit/matmul_precision.h"
 #include "jit/pointwise_tuning.h"
 
@@ -185,11 +186,11 @@ void lower_pointwise(const ir::Graph& g, Emitter& e, const KernelPlan& kp, Lower
   int n = e.numel_param(kp.shape, "out");
   int lin = e.begin_for(SOp::ForGrid, n, c.unroll);
   e.set_home(lin, -1);
-  for (ValueId o : kp.outputs) {
-    Index idx{kp.shape, {}, lin};
-    int v = e.value(o, idx);
-    e.store(o, lin, v);
-  }
+  // Every output is computed before any is stored: an output may take the buffer of an input
+  // that dies here (in_place_donors), and a store must not land before that input's last load.
+  std::vector<int> values;
+  for (ValueId o : kp.outputs) values.push_back(e.value(o, Index{kp.shape, {}, lin}));
+  for (size_t i = 0; i < kp.outputs.size(); ++i) e.store(kp.outputs[i], lin, values[i]);
   e.end();
   out.work_items = static_cast<uint64_t>((kp.shape.numel() + c.unroll - 1) / c.unroll);
 }
@@ -882,11 +883,9 @@ LoweredKernel lower_kernel(const ir::Graph& g, const Plan& plan, int kernel,
   out.fused_nodes = e.fused_nodes() + static_cast<int>(kp.reductions.size()) + (kp.anchor >= 0);
   if (kp.kind == KernelKind::Pointwise) {
     out.desc.buffers_may_alias = true;
-    for (size_t i = 0; i < out.bindings.size(); ++i) {
-      if (!out.writes[i] && e.read_only_at_home(out.bindings[i])) {
-        out.in_place_candidates.push_back(out.bindings[i]);
-      }
-    }
+    std::vector<bool> at_home;
+    for (ValueId b : out.bindings) at_home.push_back(e.read_only_at_home(b));
+    out.in_place_candidates = in_place_donors(out.desc, out.bindings, out.writes, at_home);
   }
   return out;
 }
