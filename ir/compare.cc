@@ -3,42 +3,47 @@
 #include <cstring>
 #include <type_traits>
 
+#include "ir/attrs.h"
+
 namespace ember::ir {
 namespace {
 
 bool same_bits(double x, double y) { return std::memcmp(&x, &y, sizeof(double)) == 0; }
 
-// Attributes of one alternative, runtime scalars excluded.
-template <class A>
-bool same_structural_attrs(const A& x, const A& y) {
-  if constexpr (std::is_same_v<A, NoAttrs>) return true;
-  if constexpr (std::is_same_v<A, InputAttrs>) return x.slot == y.slot;
-  if constexpr (std::is_same_v<A, FullAttrs>) return x.value.is_int == y.value.is_int;
-  if constexpr (std::is_same_v<A, IotaAttrs> || std::is_same_v<A, AxisAttrs>)
-    return x.axis == y.axis;
-  if constexpr (std::is_same_v<A, RandomAttrs>) return x.dist == y.dist;
-  if constexpr (std::is_same_v<A, UnaryAttrs> || std::is_same_v<A, BinaryAttrs>)
-    return x.fn == y.fn;
-  if constexpr (std::is_same_v<A, ReduceAttrs>) return x.fn == y.fn && x.axis == y.axis;
-  if constexpr (std::is_same_v<A, PermuteAttrs>) return x.perm == y.perm;
-  if constexpr (std::is_same_v<A, SliceAttrs>) return x.starts == y.starts && x.steps == y.steps;
-  if constexpr (std::is_same_v<A, FlipAttrs>) return x.axes == y.axes;
-  if constexpr (std::is_same_v<A, PadAttrs>) {
-    return x.before == y.before && x.after == y.after && x.value.is_int == y.value.is_int;
-  }
-  if constexpr (std::is_same_v<A, SortAttrs>) {
-    return x.axis == y.axis && x.descending == y.descending && x.indices == y.indices;
-  }
+// Runtime scalars bit for bit (-0 and 0 differ, a NaN equals the same NaN).
+template <class T>
+bool same_scalar(const T& x, const T& y) {
+  if constexpr (std::is_same_v<T, double>) return same_bits(x, y);
+  return x == y;
 }
 
-template <class A>
-bool same_scalar_attrs(const A& x, const A& y) {
-  if constexpr (std::is_same_v<A, FullAttrs>) return identical(x.value, y.value);
-  if constexpr (std::is_same_v<A, PadAttrs>) return identical(x.value, y.value);
-  if constexpr (std::is_same_v<A, RandomAttrs>) {
-    return same_bits(x.a, y.a) && same_bits(x.b, y.b) && x.seed == y.seed && x.offset == y.offset;
-  }
-  return true;
+// Walks the field list of both nodes' attributes (the same alternative) at once.
+NodeMatch match_attrs(const Attrs& a, const Attrs& b) {
+  return std::visit(
+      [&](const auto& x) {
+        using A = std::decay_t<decltype(x)>;
+        const A& y = std::get<A>(b);
+        NodeMatch result = NodeMatch::Same;
+        A::fields([&](const char*, auto member, Role role) {
+          if (result == NodeMatch::Different) return;
+          const auto& xv = x.*member;
+          const auto& yv = y.*member;
+          using T = std::decay_t<decltype(xv)>;
+          if constexpr (std::is_same_v<T, Scalar>) {  // always Role::Scalar
+            if (xv.is_int != yv.is_int) {
+              result = NodeMatch::Different;  // the kind of a scalar is structure
+            } else if (!identical(xv, yv)) {
+              result = NodeMatch::OtherScalars;
+            }
+          } else if (role != Role::Scalar) {
+            if (!(xv == yv)) result = NodeMatch::Different;
+          } else if (!same_scalar(xv, yv)) {
+            result = NodeMatch::OtherScalars;
+          }
+        });
+        return result;
+      },
+      a);
 }
 
 // Inline loops: a memcmp call per short array cost more than the comparison.
@@ -61,14 +66,7 @@ NodeMatch match_nodes(const Node& a, const Node& b) {
       !same_inputs(a.inputs, b.inputs) || a.type.shape != b.type.shape) {
     return NodeMatch::Different;
   }
-  return std::visit(
-      [&](const auto& x) {
-        using A = std::decay_t<decltype(x)>;
-        const A& y = std::get<A>(b.attrs);
-        if (!same_structural_attrs(x, y)) return NodeMatch::Different;
-        return same_scalar_attrs(x, y) ? NodeMatch::Same : NodeMatch::OtherScalars;
-      },
-      a.attrs);
+  return match_attrs(a.attrs, b.attrs);
 }
 
 }  // namespace ember::ir

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "ir/attrs.h"
 
 namespace ember::ir {
 
@@ -49,51 +50,9 @@ Graph Graph::prune(std::vector<ValueId>& outputs, std::vector<ValueId>* old_to_n
 
 namespace {
 
-std::string attr_text(const Node& n) {
-  return std::visit(
-      [&](const auto& a) -> std::string {
-        using A = std::decay_t<decltype(a)>;
-        if constexpr (std::is_same_v<A, InputAttrs>) return absl::StrCat("slot=", a.slot);
-        if constexpr (std::is_same_v<A, FullAttrs>) {
-          return a.value.is_int ? absl::StrCat("value=", a.value.i)
-                                : absl::StrCat("value=", a.value.f);
-        }
-        if constexpr (std::is_same_v<A, IotaAttrs>) return absl::StrCat("axis=", a.axis);
-        if constexpr (std::is_same_v<A, RandomAttrs>) {
-          return absl::StrCat(dist_name(a.dist), " a=", a.a, " b=", a.b, " seed=", a.seed,
-                              " offset=", a.offset);
-        }
-        if constexpr (std::is_same_v<A, ReduceAttrs>) return absl::StrCat("axis=", a.axis);
-        if constexpr (std::is_same_v<A, PermuteAttrs>) {
-          return absl::StrCat("perm=[", absl::StrJoin(a.perm, ","), "]");
-        }
-        if constexpr (std::is_same_v<A, SliceAttrs>) {
-          return absl::StrCat("starts=[", absl::StrJoin(a.starts, ","), "] steps=[",
-                              absl::StrJoin(a.steps, ","), "]");
-        }
-        if constexpr (std::is_same_v<A, FlipAttrs>) {
-          return absl::StrCat("axes=[", absl::StrJoin(a.axes, ","), "]");
-        }
-        if constexpr (std::is_same_v<A, PadAttrs>) {
-          return absl::StrCat("before=[", absl::StrJoin(a.before, ","), "] after=[",
-                              absl::StrJoin(a.after, ","), "] value=", a.value.as_double());
-        }
-        if constexpr (std::is_same_v<A, AxisAttrs>) return absl::StrCat("axis=", a.axis);
-        if constexpr (std::is_same_v<A, SortAttrs>) {
-          return absl::StrCat("axis=", a.axis, a.descending ? " descending" : "",
-                              a.indices ? " indices" : "");
-        }
-        return "";
-      },
-      n.attrs);
-}
-
 std::string op_text(const Node& n) {
-  std::string name = op_name(n.op);
-  if (n.op == OpKind::Unary) absl::StrAppend(&name, ".", unary_name(n.get<UnaryAttrs>().fn));
-  if (n.op == OpKind::Binary) absl::StrAppend(&name, ".", binary_name(n.get<BinaryAttrs>().fn));
-  if (n.op == OpKind::Reduce) absl::StrAppend(&name, ".", reduce_name(n.get<ReduceAttrs>().fn));
-  return name;
+  std::string fn = attrs_fn_name(n.attrs);
+  return fn.empty() ? op_name(n.op) : absl::StrCat(op_name(n.op), ".", fn);
 }
 
 }  // namespace
@@ -102,7 +61,7 @@ std::string print_node(const Graph& g, ValueId id) {
   const Node& n = g.node(id);
   std::string args = absl::StrJoin(
       n.inputs, ", ", [](std::string* out, ValueId v) { absl::StrAppend(out, "%", v); });
-  std::string attrs = attr_text(n);
+  std::string attrs = attrs_text(n.attrs);
   return absl::StrCat("%", id, " = ", op_text(n), "(", args, ")", attrs.empty() ? "" : " {", attrs,
                       attrs.empty() ? "" : "}", " : ", n.type.to_string());
 }

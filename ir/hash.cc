@@ -7,6 +7,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
+#include "ir/attrs.h"
 #include "ir/graph.h"
 
 namespace ember::ir {
@@ -78,37 +79,22 @@ class Hasher {
 
 void add_attrs(Hasher& h, const Attrs& attrs) {
   h.add(static_cast<int>(attrs.index()));
-  std::visit(
-      [&](const auto& a) {
-        using A = std::decay_t<decltype(a)>;
-        if constexpr (std::is_same_v<A, InputAttrs>) h.add(a.slot);
-        if constexpr (std::is_same_v<A, FullAttrs>) h.add(a.value.is_int);
-        if constexpr (std::is_same_v<A, IotaAttrs>) h.add(a.axis);
-        if constexpr (std::is_same_v<A, RandomAttrs>) h.add(a.dist);
-        if constexpr (std::is_same_v<A, UnaryAttrs>) h.add(a.fn);
-        if constexpr (std::is_same_v<A, BinaryAttrs>) h.add(a.fn);
-        if constexpr (std::is_same_v<A, ReduceAttrs>) {
-          h.add(a.fn);
-          h.add(a.axis);
-        }
-        if constexpr (std::is_same_v<A, PermuteAttrs>) {
-          for (int p : a.perm) h.add(p);
-        }
-        if constexpr (std::is_same_v<A, SliceAttrs>) {
-          for (int64_t s : a.steps) h.add_size(s);
-        }
-        if constexpr (std::is_same_v<A, FlipAttrs>) {
-          for (int ax : a.axes) h.add(ax);
-        }
-        if constexpr (std::is_same_v<A, PadAttrs>) h.add(a.value.is_int);
-        if constexpr (std::is_same_v<A, AxisAttrs>) h.add(a.axis);
-        if constexpr (std::is_same_v<A, SortAttrs>) {
-          h.add(a.axis);
-          h.add(a.descending);
-          h.add(a.indices);
-        }
-      },
-      attrs);
+  for_each_field(attrs, [&](const char*, const auto& v, Role role) {
+    using T = std::decay_t<decltype(v)>;
+    switch (role) {
+      case Role::Key:
+        field_words(v, [&](uint64_t w) { h.add(w); });
+        break;
+      case Role::Size:
+        field_words(v, [&](uint64_t w) { h.add_size(static_cast<int64_t>(w)); });
+        break;
+      case Role::Extent:
+        break;
+      case Role::Scalar:
+        if constexpr (std::is_same_v<T, Scalar>) h.add(v.is_int);
+        break;
+    }
+  });
 }
 
 }  // namespace

@@ -100,51 +100,128 @@ struct Scalar {
   int64_t as_int() const { return is_int ? i : static_cast<int64_t>(f); }
 };
 
-struct NoAttrs {};
+// How the generic code treats an attribute field (see ir/attrs.h): every attribute struct
+// lists its fields once, as member pointers in `fields`, and hashing, comparison, printing, layout
+// fingerprints and scalar patching all read that list.
+enum class Role : uint8_t {
+  Key,     // structure: hashed, compared, fingerprinted (axes, functions, flags)
+  Size,    // a size-like value: hashed by its equality class like a dim, compared
+  Extent,  // a concrete offset or amount (slice starts, pads): compared and fingerprinted only
+  Scalar,  // a runtime value kernels read as parameter words (fill values, RNG seeds): compared
+           // bit for bit (NodeMatch::OtherScalars) and patched; only an ir::Scalar's kind (int
+           // or float) is structure
+};
+
+struct NoAttrs {
+  template <class F>
+  static void fields(F&&) {}
+};
 struct InputAttrs {
   int slot;
+  template <class F>
+  static void fields(F&& f) {
+    f("slot", &InputAttrs::slot, Role::Key);
+  }
 };
 struct FullAttrs {
   Scalar value;
+  template <class F>
+  static void fields(F&& f) {
+    f("value", &FullAttrs::value, Role::Scalar);
+  }
 };
 struct IotaAttrs {
   int axis;
+  template <class F>
+  static void fields(F&& f) {
+    f("axis", &IotaAttrs::axis, Role::Key);
+  }
 };
 struct RandomAttrs {
   RandomDist dist;
-  double a, b;
+  double a, b;  // kernels read them as f32
   uint64_t seed, offset;
+  template <class F>
+  static void fields(F&& f) {
+    f("dist", &RandomAttrs::dist, Role::Key);
+    f("a", &RandomAttrs::a, Role::Scalar);
+    f("b", &RandomAttrs::b, Role::Scalar);
+    f("seed", &RandomAttrs::seed, Role::Scalar);
+    f("offset", &RandomAttrs::offset, Role::Scalar);
+  }
 };
 struct UnaryAttrs {
   UnaryFn fn;
+  template <class F>
+  static void fields(F&& f) {
+    f("fn", &UnaryAttrs::fn, Role::Key);
+  }
 };
 struct BinaryAttrs {
   BinaryFn fn;
+  template <class F>
+  static void fields(F&& f) {
+    f("fn", &BinaryAttrs::fn, Role::Key);
+  }
 };
 struct ReduceAttrs {
   ReduceFn fn;
   int axis;
+  template <class F>
+  static void fields(F&& f) {
+    f("fn", &ReduceAttrs::fn, Role::Key);
+    f("axis", &ReduceAttrs::axis, Role::Key);
+  }
 };
 struct PermuteAttrs {
   std::vector<int> perm;
+  template <class F>
+  static void fields(F&& f) {
+    f("perm", &PermuteAttrs::perm, Role::Key);
+  }
 };
 struct SliceAttrs {
   std::vector<int64_t> starts, steps;
+  template <class F>
+  static void fields(F&& f) {
+    f("starts", &SliceAttrs::starts, Role::Extent);
+    f("steps", &SliceAttrs::steps, Role::Size);
+  }
 };
 struct FlipAttrs {
   std::vector<int> axes;
+  template <class F>
+  static void fields(F&& f) {
+    f("axes", &FlipAttrs::axes, Role::Key);
+  }
 };
 struct PadAttrs {
   std::vector<int64_t> before, after;
   Scalar value;
+  template <class F>
+  static void fields(F&& f) {
+    f("before", &PadAttrs::before, Role::Extent);
+    f("after", &PadAttrs::after, Role::Extent);
+    f("value", &PadAttrs::value, Role::Scalar);
+  }
 };
-struct AxisAttrs {
+struct AxisAttrs {  // Concat, Gather, ScatterAdd
   int axis;
-};  // Concat, Gather, ScatterAdd
+  template <class F>
+  static void fields(F&& f) {
+    f("axis", &AxisAttrs::axis, Role::Key);
+  }
+};
 struct SortAttrs {
   int axis;
   bool descending;
   bool indices;
+  template <class F>
+  static void fields(F&& f) {
+    f("axis", &SortAttrs::axis, Role::Key);
+    f("descending", &SortAttrs::descending, Role::Key);
+    f("indices", &SortAttrs::indices, Role::Key);
+  }
 };
 
 using Attrs =

@@ -15,6 +15,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "ir/attrs.h"
 #include "ir/error.h"
 #include "jit/compile.h"
 #include "jit/dump.h"
@@ -169,31 +170,11 @@ uint64_t input_layout_fingerprint(std::span<const runtime::Array> inputs) {
 uint64_t layout_fingerprint(const ir::Graph& g, uint64_t inputs_layout) {
   Fnv f;
   auto mix = [&f](uint64_t v) { f.mix(v); };
-  auto mix_all = [&f](const auto& xs) { f.mix_all(xs); };
   for (const ir::Node& n : g.nodes()) {
-    mix_all(n.type.shape.dims);
-    std::visit(
-        [&](const auto& a) {
-          using A = std::decay_t<decltype(a)>;
-          if constexpr (std::is_same_v<A, ir::InputAttrs>) mix(a.slot);
-          if constexpr (std::is_same_v<A, ir::IotaAttrs> || std::is_same_v<A, ir::AxisAttrs>) {
-            mix(a.axis);
-          }
-          if constexpr (std::is_same_v<A, ir::ReduceAttrs>) mix(a.axis);
-          if constexpr (std::is_same_v<A, ir::SortAttrs>)
-            mix(a.axis * 4 + a.descending * 2 + a.indices);
-          if constexpr (std::is_same_v<A, ir::PermuteAttrs>) mix_all(a.perm);
-          if constexpr (std::is_same_v<A, ir::FlipAttrs>) mix_all(a.axes);
-          if constexpr (std::is_same_v<A, ir::SliceAttrs>) {
-            mix_all(a.starts);
-            mix_all(a.steps);
-          }
-          if constexpr (std::is_same_v<A, ir::PadAttrs>) {
-            mix_all(a.before);
-            mix_all(a.after);
-          }
-        },
-        n.attrs);
+    f.mix_all(n.type.shape.dims);
+    ir::for_each_field(n.attrs, [&](const char*, const auto& v, ir::Role role) {
+      if (role != ir::Role::Scalar) ir::field_words(v, mix);
+    });
   }
   mix(inputs_layout);
   return f.h;
@@ -348,7 +329,7 @@ std::vector<LoweredKernel> lowered_kernels(const ir::Graph& g, const Plan& plan,
       for (const LoweredKernel& c : cached.lowered) out.push_back(launch_copy(c));
       for (LoweredKernel& lk : out) {
         for (const ScalarPatch& p : lk.scalar_patches) {
-          ScalarWords words = scalar_field_words(g.node(p.node), p.field);
+          ScalarWords words = scalar_field_words(g.node(p.node), p);
           std::copy(words.begin(), words.end(), lk.params.begin() + p.slot);
         }
       }
@@ -446,7 +427,7 @@ std::vector<LoweredKernel> replayed_kernels(const ir::Graph& g, ReplayMemo::Stat
   for (LoweredKernel& last : replay.lowered) {
     if (!same_scalars) {
       for (const ScalarPatch& p : last.scalar_patches) {
-        ScalarWords words = scalar_field_words(g.node(p.node), p.field);
+        ScalarWords words = scalar_field_words(g.node(p.node), p);
         std::copy(words.begin(), words.end(), last.params.begin() + p.slot);
       }
     }

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "ir/attrs.h"
 #include "ir/error.h"
 #include "runtime/host_convert.h"
 
@@ -386,35 +387,37 @@ ScalarWords split_u64(uint64_t v) {
 
 }  // namespace
 
-ScalarWords scalar_field_words(const ir::Node& n, ScalarField field) {
-  switch (field) {
-    case ScalarField::FullValue:
-      return scalar_words(n.get<ir::FullAttrs>().value, n.type.dtype);
-    case ScalarField::PadValue:
-      return scalar_words(n.get<ir::PadAttrs>().value, n.type.dtype);
-    case ScalarField::RandomA:
-      return scalar_words(ir::Scalar::from_double(n.get<ir::RandomAttrs>().a), DType::F32);
-    case ScalarField::RandomB:
-      return scalar_words(ir::Scalar::from_double(n.get<ir::RandomAttrs>().b), DType::F32);
-    case ScalarField::RandomSeed:
-      return split_u64(n.get<ir::RandomAttrs>().seed);
-    case ScalarField::RandomOffset:
-      return split_u64(n.get<ir::RandomAttrs>().offset);
-  }
-  return {};
+ScalarWords scalar_field_words(const ir::Node& n, const ScalarPatch& p) {
+  return std::visit(
+      [&](const auto& v) {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, uint64_t>) return split_u64(v);
+        if constexpr (std::is_same_v<T, double>)
+          return scalar_words(ir::Scalar::from_double(v), p.as);
+        if constexpr (std::is_same_v<T, ir::Scalar>) return scalar_words(v, p.as);
+      },
+      ir::scalar_field(n.attrs, p.field));
 }
 
-int Emitter::patched_param_u(const std::string& key, uint32_t value, ValueId v, ScalarField f) {
-  int p = param_u(key, value);
-  scalar_patches_.push_back({static_cast<int>(k_.exprs[p].imm), v, f});
-  return p;
+std::pair<int, int> Emitter::scalar_u64_params(ValueId v, const char* field,
+                                               const std::string& key) {
+  ScalarPatch patch{0, v, ir::scalar_field_index(g_.node(v).attrs, field), DType::I64};
+  ScalarWords w = scalar_field_words(g_.node(v), patch);
+  int lo = param_u(absl::StrCat(key, ":", field, "_lo"), w[0]);
+  int hi = param_u(absl::StrCat(key, ":", field, "_hi"), w[1]);
+  patch.slot = static_cast<int>(k_.exprs[lo].imm);
+  scalar_patches_.push_back(patch);
+  return {lo, hi};
 }
 
-int Emitter::scalar_param(ir::Scalar s, DType t, const std::string& key, ValueId v, ScalarField f) {
-  ScalarWords w = scalar_words(s, t);
+int Emitter::scalar_param(ValueId v, const char* field, DType t, const std::string& key) {
+  ScalarPatch patch{0, v, ir::scalar_field_index(g_.node(v).attrs, field), t};
+  ScalarWords w = scalar_field_words(g_.node(v), patch);
   bool wide = w.size() == 2;
-  int p = patched_param_u(wide ? key + ":lo" : key, w[0], v, f);
+  int p = param_u(wide ? key + ":lo" : key, w[0]);
   if (wide) param_u(key + ":hi", w[1]);
+  patch.slot = static_cast<int>(k_.exprs[p].imm);
+  scalar_patches_.push_back(patch);
   switch (t) {
     case DType::F32:
     case DType::F16:
@@ -446,8 +449,7 @@ int Emitter::compute(ValueId v, Index& idx) {
   };
   switch (n.op) {
     case OpKind::Full:
-      return scalar_param(n.get<ir::FullAttrs>().value, n.type.dtype, key, v,
-                          ScalarField::FullValue);
+      return scalar_param(v, "value", n.type.dtype, key);
     case OpKind::Iota:
       return cast(dim(idx, n.get<ir::IotaAttrs>().axis), t);
     case OpKind::Random:
@@ -535,19 +537,13 @@ int Emitter::random(const ir::Node& n, ValueId v, Index& idx) {
   const auto& a = n.get<ir::RandomAttrs>();
   std::string key = absl::StrCat("%", v);
   int lin = linear(idx);
-  int off_lo = patched_param_u(key + ":off_lo", static_cast<uint32_t>(a.offset), v,
-                               ScalarField::RandomOffset);
-  int off_hi = param_u(key + ":off_hi", static_cast<uint32_t>(a.offset >> 32));
+  auto [off_lo, off_hi] = scalar_u64_params(v, "offset", key);
   int lo = bin(BinaryFn::Add, off_lo, lin);
   int carry = select(bin(BinaryFn::Lt, lo, lin), const_u(1), const_u(0));
   int hi = bin(BinaryFn::Add, off_hi, carry);
-  int s_lo =
-      patched_param_u(key + ":seed_lo", static_cast<uint32_t>(a.seed), v, ScalarField::RandomSeed);
-  int s_hi = param_u(key + ":seed_hi", static_cast<uint32_t>(a.seed >> 32));
-  int pa =
-      scalar_param(ir::Scalar::from_double(a.a), DType::F32, key + ":a", v, ScalarField::RandomA);
-  int pb =
-      scalar_param(ir::Scalar::from_double(a.b), DType::F32, key + ":b", v, ScalarField::RandomB);
+  auto [s_lo, s_hi] = scalar_u64_params(v, "seed", key);
+  int pa = scalar_param(v, "a", DType::F32, key + ":a");
+  int pb = scalar_param(v, "b", DType::F32, key + ":b");
   int r = expr(
       {XOp::Random, CType::Float, static_cast<int64_t>(a.dist), 0, {lo, hi, s_lo, s_hi, pa, pb}});
   return cast(r, compute_type(n.type.dtype));
@@ -556,7 +552,7 @@ int Emitter::random(const ir::Node& n, ValueId v, Index& idx) {
 int Emitter::pad(const ir::Node& n, ValueId v, Index& idx) {
   const auto& a = n.get<ir::PadAttrs>();
   std::string key = absl::StrCat("%", v);
-  int fill = scalar_param(a.value, n.type.dtype, key + ":value", v, ScalarField::PadValue);
+  int fill = scalar_param(v, "value", n.type.dtype, key + ":value");
   ValueId in = n.inputs[0];
   const Shape& s = g_.type(in).shape;
   if (s.numel() == 0) return fill;

@@ -43,19 +43,11 @@ struct ErrorSite {
 // Where a parameter word holding a runtime scalar (a fill value, an RNG seed) came from: a flush
 // whose graph differs from an earlier one only in such scalars reuses the earlier lowering and
 // rewrites these words (see ScalarPatch users in compiled_executor.cc).
-enum class ScalarField : uint8_t {
-  FullValue,
-  PadValue,
-  RandomA,
-  RandomB,
-  RandomSeed,
-  RandomOffset
-};
-
 struct ScalarPatch {
   int slot;  // first parameter word; 64-bit values take two
   ir::ValueId node;
-  ScalarField field;
+  int field;  // which of the node's Role::Scalar attribute fields (ir/attrs.h)
+  DType as;   // the words of a value of this dtype (I64 for 64-bit counters)
 };
 
 // One scalar's parameter words (one, or two for 64-bit values): a value type, since a cached
@@ -69,8 +61,8 @@ struct ScalarWords {
   uint32_t operator[](size_t i) const { return w[i]; }
 };
 
-// The parameter words of `field` of node `n`, as kernels read them.
-ScalarWords scalar_field_words(const ir::Node& n, ScalarField field);
+// The parameter words of the patch's field of node `n`, as kernels read them.
+ScalarWords scalar_field_words(const ir::Node& n, const ScalarPatch& p);
 
 class Emitter {
  public:
@@ -144,9 +136,11 @@ class Emitter {
  private:
   int load(ir::ValueId v, Index& idx);
   int compute(ir::ValueId v, Index& idx);
-  // A runtime scalar of node `v` as parameter words (recorded as a ScalarPatch).
-  int scalar_param(ir::Scalar s, DType t, const std::string& key, ir::ValueId v, ScalarField f);
-  int patched_param_u(const std::string& key, uint32_t value, ir::ValueId v, ScalarField f);
+  // Node v's runtime-scalar attribute `field` as parameter words of dtype t (recorded as a
+  // ScalarPatch), read in the kernel as t's compute type.
+  int scalar_param(ir::ValueId v, const char* field, DType t, const std::string& key);
+  // A 64-bit runtime counter (RNG seed, offset) as two u32 words: {low, high} expressions.
+  std::pair<int, int> scalar_u64_params(ir::ValueId v, const char* field, const std::string& key);
   Index input_index(const Shape& in_shape, Index& out_idx);  // broadcasting
   int random(const ir::Node& n, ir::ValueId v, Index& idx);
   int pad(const ir::Node& n, ir::ValueId v, Index& idx);

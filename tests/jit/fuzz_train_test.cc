@@ -190,8 +190,9 @@ std::pair<Tensor<1>, std::vector<Tensor<4>>> forward(const TrainSpec& p, const L
       case Kind::View:
         pool.push_back(view(a, dim, dim2, s.fn));
         break;
-      default:  // through f64 and back: casts in the middle of fused chains
-        pool.push_back((a.cast(DType::F64) * 3.0).cast(DType::F32) / 3.0);
+      default:  // through f64 and back: casts in the middle of fused chains. Exact (a power
+        // of two), so that comparisons of the result with its operand agree on every device.
+        pool.push_back((a.cast(DType::F64) * 4.0).cast(DType::F32) * 0.25);
         break;
     }
   }
@@ -236,6 +237,23 @@ std::vector<RawTensor> run(const TrainSpec& p, uint32_t seed, const Device& dev)
   return out;
 }
 
+// The program as text, printed with a failure so it can be reproduced and reduced.
+std::string describe(const TrainSpec& p) {
+  const char* kinds[] = {"unary", "binary", "where", "reduce", "norm", "view", "cast"};
+  std::string s = absl::StrCat("inputs:");
+  for (const Shape& in : p.inputs) absl::StrAppend(&s, " ", in.to_string());
+  int v = static_cast<int>(p.inputs.size());
+  for (const Step& st : p.steps) {
+    absl::StrAppend(&s, "\n  %", v++, " = ", kinds[static_cast<int>(st.kind)], " fn=", st.fn, " (%",
+                    st.a, ", %", st.b, ", %", st.c, ") dim=", st.dim, " dim2=", st.dim2);
+  }
+  absl::StrAppend(&s, "\n  loss terms:");
+  for (int t : p.loss_terms) absl::StrAppend(&s, " %", t);
+  absl::StrAppend(&s, "; held:");
+  for (int h : p.held) absl::StrAppend(&s, " %", h);
+  return s;
+}
+
 int env_int(const char* name, int fallback) {
   const char* env = std::getenv(name);
   int n = env ? std::atoi(env) : 0;
@@ -265,7 +283,12 @@ TEST(FuzzTrain, RandomTrainingStepsMatchCpu) {
       testing::expect_same(prog, testing::gpu_device(), 5e-3, 1e-3);
     }
     ++ran;
-    if (HasFailure()) break;  // one reproducible seed is enough to debug
+    if (HasFailure()) {  // one reproducible seed is enough to debug
+      ADD_FAILURE() << "program " << i << " (EMBER_FUZZ_TRAIN_FIRST=" << i
+                    << " EMBER_FUZZ_TRAIN_PROGRAMS=1 reruns it):\n"
+                    << describe(spec);
+      break;
+    }
   }
   std::printf("fuzz-train: %d programs on %s, %s\n", ran, testing::gpu_device().to_string().c_str(),
               HasFailure() ? "FAILED" : "all matched the CPU");
