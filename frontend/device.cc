@@ -6,8 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "frontend/stream.h"
 #include "ir/error.h"
-#include "runtime/cuda/cuda_backend.h"
-#include "runtime/vulkan/vk_backend.h"
+#include "runtime/registry.h"
 
 namespace ember {
 
@@ -32,9 +31,15 @@ Device Device::default_device() {
   if (const char* env = std::getenv("EMBER_DEVICE"); env != nullptr && *env != '\0') {
     return parse(env);
   }
-  if (cuda(0).is_available()) return cuda(0);
-  // A Vulkan GPU beats the CPU backend; a CPU Vulkan driver (lavapipe) does not.
-  if (runtime::vulkan_gpu_available()) return vulkan(0);
+  auto [kind, index] = runtime::preferred_device();
+  switch (kind) {
+    case runtime::BackendKind::Cuda:
+      return cuda(index);
+    case runtime::BackendKind::Vulkan:
+      return vulkan(index);
+    case runtime::BackendKind::Cpu:
+      break;
+  }
   return cpu();
 }
 
@@ -51,15 +56,7 @@ std::string Device::to_string() const {
 }
 
 bool Device::is_available() const {
-  switch (type_) {
-    case DeviceType::Cpu:
-      return true;
-    case DeviceType::Vulkan:
-      return index_ < runtime::vulkan_device_count();
-    case DeviceType::Cuda:
-      return index_ < runtime::cuda_device_count();
-  }
-  return false;
+  return index_ < runtime::device_count(detail::backend_kind(type_));
 }
 
 void sync(const Device& device) {

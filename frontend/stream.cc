@@ -1,6 +1,5 @@
 #include "frontend/stream.h"
 
-#include <atomic>
 #include <cstdlib>
 #include <map>
 
@@ -11,54 +10,23 @@
 #include "ir/error.h"
 #include "jit/executor.h"
 #include "jit/stats.h"
-#include "runtime/cuda/cuda_backend.h"
-#include "runtime/vulkan/vk_backend.h"
 
 namespace ember::detail {
 
-namespace {
-
-runtime::Backend& find_backend(const Device& device) {
-  switch (device.type()) {
+runtime::BackendKind backend_kind(DeviceType type) {
+  switch (type) {
+    case DeviceType::Vulkan:
+      return runtime::BackendKind::Vulkan;
+    case DeviceType::Cuda:
+      return runtime::BackendKind::Cuda;
     case DeviceType::Cpu:
-      return runtime::cpu_backend();
-    case DeviceType::Vulkan: {
-      std::string why;
-      int n = runtime::vulkan_device_count(&why);
-      if (device.index() >= n) {
-        throw Error(absl::StrCat("device ", device.to_string(), " is not available: ",
-                                 n == 0 ? why : absl::StrCat("only ", n, " Vulkan device(s)")));
-      }
-      return runtime::vulkan_backend(device.index());
-    }
-    case DeviceType::Cuda: {
-      std::string why;
-      int n = runtime::cuda_device_count(&why);
-      if (device.index() >= n) {
-        throw Error(absl::StrCat("device ", device.to_string(), " is not available: ",
-                                 n == 0 ? why : absl::StrCat("only ", n, " CUDA device(s)")));
-      }
-      return runtime::cuda_backend(device.index());
-    }
+      break;
   }
-  throw Error("unknown device " + device.to_string());
+  return runtime::BackendKind::Cpu;
 }
 
-}  // namespace
-
 runtime::Backend& backend_for(const Device& device) {
-  // Backends live as long as the process: once found, a device's is kept (finding it enumerates
-  // the driver's devices, which a flush and a sync per eager step would pay each time).
-  constexpr int kTypes = 3, kIndices = 16;
-  static std::atomic<runtime::Backend*> found[kTypes][kIndices] = {};
-  const int type = static_cast<int>(device.type()), index = device.index();
-  const bool keep = type >= 0 && type < kTypes && index >= 0 && index < kIndices;
-  if (keep) {
-    if (runtime::Backend* b = found[type][index].load(std::memory_order_acquire)) return *b;
-  }
-  runtime::Backend& b = find_backend(device);
-  if (keep) found[type][index].store(&b, std::memory_order_release);
-  return b;
+  return runtime::backend(backend_kind(device.type()), device.index());
 }
 
 int max_pending_ops() {

@@ -13,6 +13,7 @@
 #include "ir/builder.h"
 #include "jit/executor.h"
 #include "runtime/backend.h"
+#include "runtime/registry.h"
 
 namespace ember::detail {
 
@@ -28,6 +29,8 @@ struct LazyValue {
   std::string error;                    // set when computing it failed
 };
 
+// The runtime's kind of backend for a device type.
+runtime::BackendKind backend_kind(DeviceType type);
 runtime::Backend& backend_for(const Device& device);
 
 class Stream {
