@@ -12,27 +12,37 @@
 
 namespace ember::runtime::cuda {
 
-#define EMBER_CU_FUNCS(X)                                                                          \
-  X(cuInit, cuInit)                                                                                \
-  X(cuDeviceGetCount, cuDeviceGetCount)                                                            \
-  X(cuDeviceGet, cuDeviceGet)                                                                      \
-  X(cuDeviceGetName, cuDeviceGetName)                                                              \
-  X(cuDeviceGetAttribute, cuDeviceGetAttribute)                                                    \
-      X(cuDevicePrimaryCtxRetain, cuDevicePrimaryCtxRetain) X(cuCtxSetCurrent, cuCtxSetCurrent)    \
-          X(cuMemAlloc, cuMemAlloc_v2) X(cuMemFree, cuMemFree_v2) X(cuMemcpyHtoD, cuMemcpyHtoD_v2) \
-              X(cuMemcpyDtoH, cuMemcpyDtoH_v2) X(cuMemcpyHtoDAsync, cuMemcpyHtoDAsync_v2)          \
-                  X(cuStreamCreate, cuStreamCreate) X(cuStreamSynchronize, cuStreamSynchronize)    \
-                      X(cuModuleLoadData, cuModuleLoadData)                                        \
-                          X(cuModuleGetFunction, cuModuleGetFunction) X(cuFuncSetAttribute,        \
-                                                                        cuFuncSetAttribute)        \
-                              X(cuModuleUnload, cuModuleUnload) X(cuLaunchKernel, cuLaunchKernel)  \
-                                  X(cuEventCreate, cuEventCreate) X(cuEventRecord, cuEventRecord)  \
-                                      X(cuEventSynchronize, cuEventSynchronize)                    \
-                                          X(cuEventElapsedTime, cuEventElapsedTime_v2)             \
-                                              X(cuGetErrorString, cuGetErrorString)                \
-                                                  X(cuDriverGetVersion, cuDriverGetVersion)
+// clang-format off: one entry per line (clang-format does not keep X-macro lists stable)
+#define EMBER_CU_FUNCS(X)                               \
+  X(cuInit, cuInit)                                     \
+  X(cuDeviceGetCount, cuDeviceGetCount)                 \
+  X(cuDeviceGet, cuDeviceGet)                           \
+  X(cuDeviceGetName, cuDeviceGetName)                   \
+  X(cuDeviceGetAttribute, cuDeviceGetAttribute)         \
+  X(cuDevicePrimaryCtxRetain, cuDevicePrimaryCtxRetain) \
+  X(cuCtxSetCurrent, cuCtxSetCurrent)                   \
+  X(cuMemAlloc, cuMemAlloc_v2)                          \
+  X(cuMemFree, cuMemFree_v2)                            \
+  X(cuMemcpyHtoD, cuMemcpyHtoD_v2)                      \
+  X(cuMemcpyDtoH, cuMemcpyDtoH_v2)                      \
+  X(cuMemcpyHtoDAsync, cuMemcpyHtoDAsync_v2)            \
+  X(cuStreamCreate, cuStreamCreate)                     \
+  X(cuStreamSynchronize, cuStreamSynchronize)           \
+  X(cuModuleLoadData, cuModuleLoadData)                 \
+  X(cuModuleGetFunction, cuModuleGetFunction)           \
+  X(cuFuncSetAttribute, cuFuncSetAttribute)             \
+  X(cuModuleUnload, cuModuleUnload)                     \
+  X(cuLaunchKernel, cuLaunchKernel)                     \
+  X(cuEventCreate, cuEventCreate)                       \
+  X(cuEventRecord, cuEventRecord)                       \
+  X(cuEventSynchronize, cuEventSynchronize)             \
+  X(cuEventElapsedTime, cuEventElapsedTime_v2)          \
+  X(cuGetErrorString, cuGetErrorString)                 \
+  X(cuDriverGetVersion, cuDriverGetVersion)
+// clang-format on
 
 // CUDA graphs (CUDA 12 names); optional: without them sequences launch kernel by kernel.
+// clang-format off: one entry per line (clang-format does not keep X-macro lists stable)
 #define EMBER_CU_GRAPH_FUNCS(X)                                        \
   X(cuGraphCreate, cuGraphCreate)                                      \
   X(cuGraphDestroy, cuGraphDestroy)                                    \
@@ -41,14 +51,21 @@ namespace ember::runtime::cuda {
   X(cuGraphExecKernelNodeSetParams, cuGraphExecKernelNodeSetParams_v2) \
   X(cuGraphExecDestroy, cuGraphExecDestroy)                            \
   X(cuGraphLaunch, cuGraphLaunch)
+// clang-format on
 
-#define EMBER_NVRTC_FUNCS(X)                                                     \
-  X(nvrtcCreateProgram)                                                          \
-  X(nvrtcCompileProgram)                                                         \
-  X(nvrtcDestroyProgram)                                                         \
-  X(nvrtcGetProgramLog)                                                          \
-  X(nvrtcGetProgramLogSize) X(nvrtcGetCUBIN) X(nvrtcGetCUBINSize) X(nvrtcGetPTX) \
-      X(nvrtcGetPTXSize) X(nvrtcVersion)
+// clang-format off: one entry per line (clang-format does not keep X-macro lists stable)
+#define EMBER_NVRTC_FUNCS(X) \
+  X(nvrtcCreateProgram)      \
+  X(nvrtcCompileProgram)     \
+  X(nvrtcDestroyProgram)     \
+  X(nvrtcGetProgramLog)      \
+  X(nvrtcGetProgramLogSize)  \
+  X(nvrtcGetCUBIN)           \
+  X(nvrtcGetCUBINSize)       \
+  X(nvrtcGetPTX)             \
+  X(nvrtcGetPTXSize)         \
+  X(nvrtcVersion)
+// clang-format on
 
 struct Driver {
 #define EMBER_CU_DECLARE(name, symbol) decltype(&::symbol) name = nullptr;

@@ -8,30 +8,65 @@
 
 namespace ember::runtime::vk {
 
-#define EMBER_VK_INSTANCE_FUNCS(X)                                                               \
-  X(vkDestroyInstance)                                                                           \
-  X(vkEnumeratePhysicalDevices) X(vkGetPhysicalDeviceProperties) X(vkGetPhysicalDeviceFeatures2) \
-      X(vkGetPhysicalDeviceQueueFamilyProperties) X(vkGetPhysicalDeviceMemoryProperties)         \
-          X(vkCreateDevice) X(vkGetDeviceProcAddr) X(vkEnumerateDeviceExtensionProperties)
+// clang-format off: one entry per line (clang-format does not keep X-macro lists stable)
+#define EMBER_VK_INSTANCE_FUNCS(X)            \
+  X(vkDestroyInstance)                        \
+  X(vkEnumeratePhysicalDevices)               \
+  X(vkGetPhysicalDeviceProperties)            \
+  X(vkGetPhysicalDeviceFeatures2)             \
+  X(vkGetPhysicalDeviceQueueFamilyProperties) \
+  X(vkGetPhysicalDeviceMemoryProperties)      \
+  X(vkCreateDevice)                           \
+  X(vkGetDeviceProcAddr)                      \
+  X(vkEnumerateDeviceExtensionProperties)
+// clang-format on
 
-#define EMBER_VK_DEVICE_FUNCS(X)                                                                   \
-  X(vkDestroyDevice)                                                                               \
-  X(vkGetDeviceQueue) X(vkAllocateMemory) X(vkFreeMemory) X(vkMapMemory) X(vkUnmapMemory)          \
-      X(vkCreateBuffer) X(vkDestroyBuffer) X(vkGetBufferMemoryRequirements) X(vkBindBufferMemory)  \
-          X(vkCreateShaderModule) X(vkDestroyShaderModule) X(vkCreateDescriptorSetLayout)          \
-              X(vkDestroyDescriptorSetLayout) X(vkCreatePipelineLayout) X(vkDestroyPipelineLayout) \
-                  X(vkCreateComputePipelines) X(vkDestroyPipeline) X(vkCreateCommandPool)          \
-                      X(vkDestroyCommandPool) X(vkAllocateCommandBuffers) X(vkFreeCommandBuffers)  \
-                          X(vkBeginCommandBuffer) X(vkEndCommandBuffer) X(vkResetCommandBuffer)    \
-                              X(vkCmdBindPipeline) X(vkCmdPushDescriptorSetKHR)                    \
-                                  X(vkCmdPushConstants) X(vkCmdDispatch) X(vkCmdPipelineBarrier)   \
-                                      X(vkCmdCopyBuffer) X(vkCmdFillBuffer) X(vkCreateFence)       \
-                                          X(vkDestroyFence) X(vkWaitForFences) X(vkResetFences)    \
-                                              X(vkQueueSubmit) X(vkDeviceWaitIdle)                 \
-                                                  X(vkCreateQueryPool) X(vkDestroyQueryPool)       \
-                                                      X(vkCmdWriteTimestamp)                       \
-                                                          X(vkGetQueryPoolResults)                 \
-                                                              X(vkCmdResetQueryPool)
+// clang-format off: one entry per line (clang-format does not keep X-macro lists stable)
+#define EMBER_VK_DEVICE_FUNCS(X)   \
+  X(vkDestroyDevice)               \
+  X(vkGetDeviceQueue)              \
+  X(vkAllocateMemory)              \
+  X(vkFreeMemory)                  \
+  X(vkMapMemory)                   \
+  X(vkUnmapMemory)                 \
+  X(vkCreateBuffer)                \
+  X(vkDestroyBuffer)               \
+  X(vkGetBufferMemoryRequirements) \
+  X(vkBindBufferMemory)            \
+  X(vkCreateShaderModule)          \
+  X(vkDestroyShaderModule)         \
+  X(vkCreateDescriptorSetLayout)   \
+  X(vkDestroyDescriptorSetLayout)  \
+  X(vkCreatePipelineLayout)        \
+  X(vkDestroyPipelineLayout)       \
+  X(vkCreateComputePipelines)      \
+  X(vkDestroyPipeline)             \
+  X(vkCreateCommandPool)           \
+  X(vkDestroyCommandPool)          \
+  X(vkAllocateCommandBuffers)      \
+  X(vkFreeCommandBuffers)          \
+  X(vkBeginCommandBuffer)          \
+  X(vkEndCommandBuffer)            \
+  X(vkResetCommandBuffer)          \
+  X(vkCmdBindPipeline)             \
+  X(vkCmdPushDescriptorSetKHR)     \
+  X(vkCmdPushConstants)            \
+  X(vkCmdDispatch)                 \
+  X(vkCmdPipelineBarrier)          \
+  X(vkCmdCopyBuffer)               \
+  X(vkCmdFillBuffer)               \
+  X(vkCreateFence)                 \
+  X(vkDestroyFence)                \
+  X(vkWaitForFences)               \
+  X(vkResetFences)                 \
+  X(vkQueueSubmit)                 \
+  X(vkDeviceWaitIdle)              \
+  X(vkCreateQueryPool)             \
+  X(vkDestroyQueryPool)            \
+  X(vkCmdWriteTimestamp)           \
+  X(vkGetQueryPoolResults)         \
+  X(vkCmdResetQueryPool)
+// clang-format on
 
 struct Api {
   PFN_vkGetInstanceProcAddr vkGetInstanceProcAddr = nullptr;
