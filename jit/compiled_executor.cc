@@ -519,12 +519,6 @@ std::vector<Outcome> execute_planned(const ir::Graph& g, const std::vector<ir::V
     }
     plan = cached->plan;
   }
-  if (dump_enabled("plan") && !hit) {
-    dump(
-        "plan",
-        absl::StrCat("plan_", absl::Hex(ir::structural_hash(g, outputs), absl::kZeroPad16), ".txt"),
-        print_plan(g, plan));
-  }
   std::vector<std::optional<runtime::Array>> arrays(g.size());
   std::vector<char> is_output(g.size(), 0);
   for (ir::ValueId o : outputs) is_output[o] = 1;
@@ -638,6 +632,15 @@ std::vector<Outcome> execute_planned(const ir::Graph& g, const std::vector<ir::V
       if (log_kernels()) log_launch(g, lk, l, backend);
     }
     counters().ops_fused.fetch_add(std::max(0, lk.fused_nodes - 1), std::memory_order_relaxed);
+  }
+  // The plan as it ran: variants after tuning, and each kernel's description.
+  if (dump_enabled("plan") && !hit) {
+    std::string text = print_plan(g, plan);
+    for (const Launched& L : launched) text += describe(L.lk.desc);
+    dump(
+        "plan",
+        absl::StrCat("plan_", absl::Hex(ir::structural_hash(g, outputs), absl::kZeroPad16), ".txt"),
+        text);
   }
   if (!pending.empty() && backend.launch_sequence(key, pending))
     counters().graph_launches.fetch_add(1, std::memory_order_relaxed);

@@ -1,10 +1,40 @@
-// The readable listing of a kernel description (EMBER_DUMP=plan): statements with expressions
-// in a neutral notation, independent of any target language.
+// The readable listing of a kernel description (EMBER_DUMP=plan, after the plan as it ran):
+// statements with expressions in a neutral notation, independent of any target language.
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "jit/kernel.h"
 
 namespace ember::jit {
+namespace {
+
+// What an expression's immediate means: a buffer or slot, a function, a lane.
+std::string immediate(const Expr& e) {
+  switch (e.op) {
+    case XOp::Param:
+    case XOp::ParamF:
+    case XOp::ParamD:
+    case XOp::ParamI64:
+      return absl::StrCat(" p", e.imm);
+    case XOp::Load:
+    case XOp::LoadVec:
+      return absl::StrCat(" b", e.imm);
+    case XOp::Unary:
+      return absl::StrCat(".", ir::unary_name(static_cast<ir::UnaryFn>(e.imm)));
+    case XOp::Binary:
+      return absl::StrCat(".", ir::binary_name(static_cast<ir::BinaryFn>(e.imm)));
+    case XOp::Const:
+      return absl::StrCat(" ", e.type == CType::Float || e.type == CType::Double
+                                   ? absl::StrCat(e.fimm)
+                                   : absl::StrCat(e.imm));
+    case XOp::Lane:
+    case XOp::ArrayLoad:
+      return absl::StrCat(" ", e.imm);
+    default:
+      return "";
+  }
+}
+
+}  // namespace
 
 std::string describe(const KernelDesc& k) {
   static const char* kOps[] = {"param",    "paramf",  "paramd",   "parami64",    "const",
@@ -22,8 +52,10 @@ std::string describe(const KernelDesc& k) {
     if (st.var >= 0) absl::StrAppend(&s, " x", st.var);
     if (st.expr >= 0) {
       const Expr& e = k.exprs[st.expr];
+      absl::StrAppend(&s, " v", st.expr, "=", kOps[static_cast<int>(e.op)]);
+      absl::StrAppend(&s, immediate(e));
       absl::StrAppend(
-          &s, " v", st.expr, "=", kOps[static_cast<int>(e.op)], "<", ctype_name(e.type), ">(",
+          &s, "<", ctype_name(e.type), ">(",
           absl::StrJoin(e.args, ",", [](std::string* o, int a) { absl::StrAppend(o, "v", a); }),
           ")");
     }

@@ -12,11 +12,6 @@ std::string labelled_error(const ir::Node& n, const std::string& message) {
   return absl::StrCat(n.label, ": ", message);
 }
 
-Counters& counters() {
-  static Counters c;
-  return c;
-}
-
 std::vector<Outcome> execute_compiled(const ir::Graph& g, const std::vector<ir::ValueId>& outputs,
                                       std::span<const runtime::Array> inputs,
                                       runtime::Backend& backend, ReplayMemo* memo);

@@ -354,7 +354,16 @@ std::string print_plan(const ir::Graph& g, const Plan& p) {
     if (kp.axis >= 0) absl::StrAppend(&s, " axis ", kp.axis);
     if (!kp.reductions.empty()) absl::StrAppend(&s, " reductions [", ids(kp.reductions), "]");
     if (kp.anchor >= 0) absl::StrAppend(&s, " anchor %", kp.anchor);
-    absl::StrAppend(&s, " stores [", ids(kp.outputs), "]\n");
+    absl::StrAppend(&s, " stores [", ids(kp.outputs), "]");
+    // The variant the kernel runs (0: the template's default).
+    if (kp.kind == KernelKind::Matmul) {
+      absl::StrAppend(&s, " variant block=", kp.block, " mma=", kp.mma, " stages=", kp.stages);
+    } else if (kp.kind == KernelKind::Row) {
+      absl::StrAppend(&s, " variant workgroup=", kp.workgroup);
+    } else if (kp.kind == KernelKind::Pointwise) {
+      absl::StrAppend(&s, " variant pointwise=", kp.pointwise);
+    }
+    absl::StrAppend(&s, "\n");
   }
   (void)g;
   return s;
