@@ -24,7 +24,9 @@ done | sort -u | while read -r lib; do cp -L "$lib" gpu-bundle/lib/; done
 # The Vulkan loader and the GL dispatch libraries NVIDIA's Vulkan driver loads through
 # (the device README's recipe), fetched once.
 if ! ls .gl/libglvnd0_*.deb > /dev/null 2>&1; then
-  grep -qx '/.gl/' .git/info/exclude 2>/dev/null || echo /.gl/ >> .git/info/exclude
+  exclude=$(git rev-parse --git-dir)/info/exclude
+  mkdir -p "$(dirname "$exclude")"
+  grep -qx '/.gl/' "$exclude" 2>/dev/null || echo /.gl/ >> "$exclude"
   mkdir -p .gl /tmp/amd64/partial
   o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64'
   apt-get $o update > /dev/null
