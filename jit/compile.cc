@@ -18,6 +18,7 @@
 #include "jit/cuda_source.h"
 #include "jit/dump.h"
 #include "jit/glsl.h"
+#include "jit/spirv_aliased.h"
 #include "jit/stats.h"
 #include "runtime/cuda/nvrtc.h"
 
@@ -143,6 +144,7 @@ std::vector<uint32_t> compile_glsl(const std::string& source, const std::string&
   const auto* bytes = reinterpret_cast<const uint32_t*>(shaderc_result_get_bytes(r));
   std::vector<uint32_t> words(bytes, bytes + shaderc_result_get_length(r) / 4);
   shaderc_result_release(r);
+  if (source.find(kAliasedBuffersMarker) != std::string::npos) decorate_aliased_buffers(words);
   return words;
 }
 

@@ -80,6 +80,16 @@ bool log_kernels() {
   return on;
 }
 
+// EMBER_INPLACE=0 turns in-place buffer reuse off (every output gets a buffer of its own): a
+// debugging switch for suspected aliasing problems.
+bool in_place_enabled() {
+  static const bool on = [] {
+    const char* env = std::getenv("EMBER_INPLACE");
+    return env == nullptr || std::string_view(env) != "0";
+  }();
+  return on;
+}
+
 // Device timestamps on for a measurement, whatever the user chose (set_device_timing).
 class TimingOn {
  public:
@@ -562,7 +572,7 @@ std::vector<Outcome> execute_planned(const ir::Graph& g, const std::vector<ir::V
     const std::string& tune_key = tune_key_of(plan.kernels[k], k, matmuls, rows, pointwise_keys);
     std::vector<ir::ValueId> donors;  // intermediates dying here, read only in place
     // (Not for a kernel about to be tuned: its candidates run again and again over the inputs.)
-    if (tune_key.empty()) {
+    if (tune_key.empty() && in_place_enabled()) {
       for (ir::ValueId v : lk.in_place_candidates) {
         if (last_read[v] == k && !is_output[v] && g.node(v).op != ir::OpKind::Input)
           donors.push_back(v);

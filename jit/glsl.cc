@@ -7,6 +7,7 @@
 #include "absl/strings/str_replace.h"
 #include "jit/helpers.h"
 #include "jit/render.h"
+#include "jit/spirv_aliased.h"
 
 namespace ember::jit {
 namespace {
@@ -159,6 +160,7 @@ class Glsl final : public Dialect {
         k.name +
         "\n"
         "layout(local_size_x_id = 0) in;\n";
+    if (k.buffers_may_alias) s += kAliasedBuffersMarker;
     if (k.push_params()) {
       absl::StrAppend(&s, "layout(push_constant) uniform Params { uint P[",
                       std::max(1, k.num_params), "]; };\n");
@@ -168,9 +170,10 @@ class Glsl final : public Dialect {
     for (size_t i = 0; i < k.buffers.size(); ++i) {
       std::string elem =
           k.buffers[i].vec4 ? vector_storage(k.buffers[i].dtype) : storage_type(k.buffers[i].dtype);
+      // An input an output may be written over is not read-only memory (see spirv_aliased.h).
+      bool readonly = !k.buffers[i].written && !k.buffers_may_alias;
       absl::StrAppend(&s, "layout(std430, set = 0, binding = ", i + 1, ") ",
-                      k.buffers[i].written ? "" : "readonly ", "buffer B", i, " { ", elem, " b", i,
-                      "[]; };\n");
+                      readonly ? "readonly " : "", "buffer B", i, " { ", elem, " b", i, "[]; };\n");
     }
     if (k.uses_errors) {
       absl::StrAppend(&s, "layout(std430, set = 0, binding = ", k.buffers.size() + 1,
