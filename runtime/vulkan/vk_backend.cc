@@ -2,9 +2,11 @@
 // barriers only between dependent dispatches.
 #include "runtime/vulkan/vk_backend.h"
 
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <string_view>
 
 #include "absl/strings/str_cat.h"
 #include "ir/error.h"
@@ -134,6 +136,9 @@ class VulkanBackend final : public Backend {
   void submit_and_wait();
   void end_submit_wait();  // ends cmd_, submits it and waits for it
   void begin_if_needed();
+  Array allocate_unfilled(const TensorType& type);
+  static bool poison_new_buffers();
+  void poison(const VulkanBuffer& b);
   void barrier_if_hazard(const std::vector<Range>& reads, const std::vector<Range>& writes);
   // Runs `record` in its own command buffer and waits (staging copies).
   template <class F>
@@ -182,7 +187,7 @@ VulkanBackend::VulkanBackend(int index)
   }
 }
 
-Array VulkanBackend::allocate(const TensorType& type) {
+Array VulkanBackend::allocate_unfilled(const TensorType& type) {
   size_t bytes = static_cast<size_t>(type.shape.numel()) * dtype_size(type.dtype);
   if (bytes > ctx_.limits().max_storage_buffer_range) {
     throw Error(absl::StrCat(
@@ -190,6 +195,40 @@ Array VulkanBackend::allocate(const TensorType& type) {
         ctx_.limits().max_storage_buffer_range, " bytes) of ", ctx_.info().name));
   }
   return Array::contiguous(device_mem_.allocate(bytes), type);
+}
+
+Array VulkanBackend::allocate(const TensorType& type) {
+  Array out = allocate_unfilled(type);
+  if (poison_new_buffers() && out.buffer->bytes() > 0)
+    poison(*static_cast<VulkanBuffer*>(out.buffer.get()));
+  return out;
+}
+
+// EMBER_DEBUG_POISON=1: every new buffer starts as all-ones bytes (NaN for floats, -1 for
+// integers) instead of whatever its memory held, so a kernel that reads an element nobody wrote
+// shows it on every driver (lavapipe's fresh memory is mostly zeros, a GPU's is old data).
+bool VulkanBackend::poison_new_buffers() {
+  static const bool on = [] {
+    const char* env = std::getenv("EMBER_DEBUG_POISON");
+    return env != nullptr && std::string_view(env) == "1";
+  }();
+  return on;
+}
+
+void VulkanBackend::poison(const VulkanBuffer& b) {
+  std::lock_guard lock(mutex_);
+  begin_if_needed();
+  const Api& a = ctx_.api();
+  VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT;
+  mb.dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+  a.vkCmdPipelineBarrier(cmd_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                         0, 1, &mb, 0, nullptr, 0, nullptr);
+  a.vkCmdFillBuffer(cmd_, b.vk_buffer(), b.offset(), b.range() / 4 * 4, 0xffffffffu);
+  mb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+  mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+  a.vkCmdPipelineBarrier(cmd_, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                         0, 1, &mb, 0, nullptr, 0, nullptr);
 }
 
 template <class F>
@@ -214,7 +253,7 @@ void VulkanBackend::end_submit_wait() {
 }
 
 Array VulkanBackend::upload(const TensorType& type, const void* data) {
-  Array out = allocate(type);
+  Array out = allocate_unfilled(type);
   size_t bytes = static_cast<size_t>(type.shape.numel()) * dtype_size(type.dtype);
   if (bytes == 0) return out;
   auto* buf = static_cast<VulkanBuffer*>(out.buffer.get());

@@ -23,7 +23,8 @@ namespace {
 
 using testing::host_uniform;
 
-enum class Kind { Unary, Binary, Where, Reduce, Norm, View, Cast, kCount };
+enum class Kind { Unary, Binary, Where, Reduce, Norm, View, Cast, kCount, Identity };
+// (Identity is never generated: the reducer puts it in place of steps it removes.)
 
 struct Step {
   Kind kind;
@@ -190,6 +191,9 @@ std::pair<Tensor<1>, std::vector<Tensor<4>>> forward(const TrainSpec& p, const L
       case Kind::View:
         pool.push_back(view(a, dim, dim2, s.fn));
         break;
+      case Kind::Identity:
+        pool.push_back(a);
+        break;
       default:  // through f64 and back: casts in the middle of fused chains. Exact (a power
         // of two), so that comparisons of the result with its operand agree on every device.
         pool.push_back((a.cast(DType::F64) * 4.0).cast(DType::F32) * 0.25);
@@ -239,7 +243,8 @@ std::vector<RawTensor> run(const TrainSpec& p, uint32_t seed, const Device& dev)
 
 // The program as text, printed with a failure so it can be reproduced and reduced.
 std::string describe(const TrainSpec& p) {
-  const char* kinds[] = {"unary", "binary", "where", "reduce", "norm", "view", "cast"};
+  const char* kinds[] = {"unary", "binary", "where", "reduce",  "norm",
+                         "view",  "cast",   "",      "identity"};
   std::string s = absl::StrCat("inputs:");
   for (const Shape& in : p.inputs) absl::StrAppend(&s, " ", in.to_string());
   int v = static_cast<int>(p.inputs.size());
@@ -252,6 +257,55 @@ std::string describe(const TrainSpec& p) {
   absl::StrAppend(&s, "; held:");
   for (int h : p.held) absl::StrAppend(&s, " %", h);
   return s;
+}
+
+// Whether the program gives the CPU's results on the test device (fused), without recording a
+// test failure: the reducer's oracle.
+bool matches_cpu(const TrainSpec& spec, uint32_t seed) {
+  try {
+    auto ref = run(spec, seed, Device::cpu());
+    auto got = run(spec, seed, testing::gpu_device());
+    for (size_t i = 0; i < ref.size(); ++i) {
+      try {
+        got[i].to_data().assert_approx_eq(ref[i].to_data(), Tolerance::rel_abs(5e-3, 1e-3));
+      } catch (const Error&) {
+        return false;
+      }
+    }
+    return true;
+  } catch (const std::exception&) {
+    return true;  // a program that throws is not the failure being reduced
+  }
+}
+
+// Greedy reduction of a failing program (EMBER_FUZZ_TRAIN_REDUCE=1): steps become identities,
+// loss terms and held values are dropped, each while the program still fails.
+TrainSpec reduce_failure(TrainSpec spec, uint32_t seed) {
+  for (bool progress = true; progress;) {
+    progress = false;
+    for (int i = static_cast<int>(spec.steps.size()) - 1; i >= 0; --i) {
+      if (spec.steps[i].kind == Kind::Identity) continue;
+      TrainSpec trial = spec;
+      trial.steps[i].kind = Kind::Identity;
+      if (!matches_cpu(trial, seed)) {
+        spec = trial;
+        progress = true;
+      }
+    }
+    for (auto* list : {&spec.loss_terms, &spec.held}) {
+      for (int i = static_cast<int>(list->size()) - 1; i >= 0; --i) {
+        if (list == &spec.loss_terms && list->size() == 1) break;
+        TrainSpec trial = spec;
+        auto* l = list == &spec.loss_terms ? &trial.loss_terms : &trial.held;
+        l->erase(l->begin() + i);
+        if (!matches_cpu(trial, seed)) {
+          spec = trial;
+          progress = true;
+        }
+      }
+    }
+  }
+  return spec;
 }
 
 int env_int(const char* name, int fallback) {
@@ -287,6 +341,9 @@ TEST(FuzzTrain, RandomTrainingStepsMatchCpu) {
       ADD_FAILURE() << "program " << i << " (EMBER_FUZZ_TRAIN_FIRST=" << i
                     << " EMBER_FUZZ_TRAIN_PROGRAMS=1 reruns it):\n"
                     << describe(spec);
+      if (std::getenv("EMBER_FUZZ_TRAIN_REDUCE")) {
+        ADD_FAILURE() << "reduced:\n" << describe(reduce_failure(spec, seed));
+      }
       break;
     }
   }
