@@ -90,6 +90,34 @@ bool in_place_enabled() {
   return on;
 }
 
+// EMBER_DEBUG_NAN=1: after every launch, the kernel's float outputs are read back and the
+// first kernel that makes a NaN from inputs without one is reported on stderr (an anomaly
+// detector for fused code; slow: one sync per kernel).
+bool check_nans() {
+  static const bool on = [] {
+    const char* env = std::getenv("EMBER_DEBUG_NAN");
+    return env != nullptr && std::string_view(env) == "1";
+  }();
+  return on;
+}
+
+bool has_nan(runtime::Backend& backend, const ir::Graph& g, ir::ValueId v, const runtime::Array& a);
+
+void report_new_nans(const ir::Graph& g, const Plan& plan, int k, const LoweredKernel& lk,
+                     const std::vector<std::optional<runtime::Array>>& arrays,
+                     runtime::Backend& backend) {
+  for (size_t i = 0; i < lk.bindings.size(); ++i) {
+    if (!lk.writes[i] && has_nan(backend, g, lk.bindings[i], *arrays[lk.bindings[i]])) return;
+  }
+  for (ir::ValueId o : plan.kernels[k].outputs) {
+    if (!has_nan(backend, g, o, *arrays[o])) continue;
+    std::fprintf(stderr,
+                 "ember: kernel %d (%s) wrote a NaN into %%%d from inputs without one\n%s\n%s", k,
+                 lk.desc.name.c_str(), o, ir::print_node(g, o).c_str(), describe(lk.desc).c_str());
+    return;
+  }
+}
+
 // Device timestamps on for a measurement, whatever the user chose (set_device_timing).
 class TimingOn {
  public:
@@ -208,6 +236,15 @@ std::vector<float> download_as_f32(runtime::Backend& backend, const runtime::Arr
   std::vector<float> out(static_cast<size_t>(n));
   runtime::convert_elements(a.type.dtype, raw.data(), DType::F32, out.data(), n);
   return out;
+}
+
+bool has_nan(runtime::Backend& backend, const ir::Graph& g, ir::ValueId v,
+             const runtime::Array& a) {
+  DType t = g.type(v).dtype;
+  if (t != DType::F32 && t != DType::F64 && t != DType::F16 && t != DType::BF16) return false;
+  backend.sync();
+  std::vector<float> x = download_as_f32(backend, a);
+  return std::any_of(x.begin(), x.end(), [](float f) { return std::isnan(f); });
 }
 
 // Candidates reorder the K summation differently: equal up to rounding.
@@ -553,7 +590,7 @@ std::vector<Outcome> execute_planned(const ir::Graph& g, const std::vector<ir::V
   // compute) or launches are logged one by one.
   std::vector<runtime::SequencedLaunch> pending;
   bool retuned = false;  // a kernel runs another variant than the plan key was computed with
-  bool sequence = hit && !log_kernels();
+  bool sequence = hit && !log_kernels() && !check_nans();
   std::optional<TimingOn> log_timing;  // logged launches are timed
   if (log_kernels()) log_timing.emplace(backend);
   auto launch_pending = [&] {
@@ -640,6 +677,7 @@ std::vector<Outcome> execute_planned(const ir::Graph& g, const std::vector<ir::V
       counters().kernels_launched.fetch_add(1, std::memory_order_relaxed);
       if (lk.mma) counters().mma_launches.fetch_add(1, std::memory_order_relaxed);
       if (log_kernels()) log_launch(g, lk, l, backend);
+      if (check_nans()) report_new_nans(g, plan, k, lk, arrays, backend);
     }
     counters().ops_fused.fetch_add(std::max(0, lk.fused_nodes - 1), std::memory_order_relaxed);
   }
