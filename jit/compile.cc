@@ -152,7 +152,7 @@ std::shared_ptr<runtime::Kernel> get_kernel(const KernelDesc& desc, runtime::Bac
   bool cuda = backend.kind() == runtime::DeviceKind::Cuda;
   std::string source = cuda ? render_cuda(desc) : render_glsl(desc);
   std::string compiler = cuda ? absl::StrCat("nvrtc-", runtime::cuda::nvrtc_version(), "-",
-                                             backend.target(), "-approx-div-sqrt")
+                                             backend.target(), "-approx-div-sqrt-nofmad")
                               : compiler_id();
   // The workgroup size is a specialization constant in GLSL, not part of the source.
   std::string key_text =

@@ -205,6 +205,11 @@ class Cuda final : public Dialect {
   std::string grid_stride() const override { return "(gridDim.x * WG_)"; }
   std::string barrier() const override { return "__syncthreads();"; }
   std::string unroll() const override { return "\n#pragma unroll\n"; }
+  // Contraction is off for the whole program (NVRTC's --fmad=false): fmaf asks for it.
+  std::string fma(CType t, const std::string& a, const std::string& b,
+                  const std::string& c) const override {
+    return (t == CType::Float ? "fmaf(" : "fma(") + a + ", " + b + ", " + c + ")";
+  }
   std::string infinity(CType t, bool negative) const override {
     std::string inf = t == CType::Double ? "__longlong_as_double(0x7ff0000000000000LL)"
                                          : "__int_as_float(0x7f800000)";

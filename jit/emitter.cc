@@ -102,6 +102,8 @@ int Emitter::bin(BinaryFn fn, int a, int b) {
       {XOp::Binary, boolean ? CType::Bool : type_of(a), static_cast<int64_t>(fn), 0, {a, b}});
 }
 
+int Emitter::fma(int a, int b, int c) { return expr({XOp::Fma, type_of(c), 0, 0, {a, b, c}}); }
+
 int Emitter::select(int c, int a, int b) {
   return expr({XOp::Select, type_of(a), 0, 0, {c, a, b}});
 }

@@ -91,6 +91,7 @@ class Emitter {
   int un(ir::UnaryFn fn, int a);
   int bin(ir::BinaryFn fn, int a, int b);
   int select(int c, int a, int b);
+  int fma(int a, int b, int c);  // a * b + c, one rounding
   int cast(int a, CType t);
   int umin(int a, int b);
   CType type_of(int e) const { return k_.exprs[e].type; }

@@ -235,6 +235,11 @@ class Glsl final : public Dialect {
   std::string grid_stride() const override { return "(gl_NumWorkGroups.x * gl_WorkGroupSize.x)"; }
   std::string barrier() const override { return "barrier();"; }
   std::string unroll() const override { return "[[unroll]] "; }
+  // `precise` (SPIR-V NoContraction): NVIDIA's compiler otherwise fuses a multiply and an add
+  // in one kernel and not in another that recomputes the same value.
+  std::string let_qualifier(CType t) const override {
+    return t == CType::Float || t == CType::Double ? "precise " : "";
+  }
   std::string infinity(CType t, bool negative) const override {
     std::string inf = t == CType::Double ? "double(uintBitsToFloat(0x7f800000u))"
                                          : "uintBitsToFloat(0x7f800000u)";

@@ -37,6 +37,8 @@ enum class XOp : uint8_t {
   Lane,        // imm = lane 0..3 of the vector args[0]
   MakeVec,     // args = 4 scalars -> a vector (for a vector store)
   ArrayLoad,   // imm = array variable; args[0] = element (a compile-time loop index)
+  Fma,         // args: a, b, c -> a * b + c with one rounding (Float/Double). Only where asked
+               // for: targets never contract a separate multiply and add (see Dialect::let)
 };
 
 enum class Builtin : uint8_t { LocalId, WorkgroupId, NumWorkgroups, WorkgroupSize };

@@ -446,7 +446,9 @@ void lower_matmul(const ir::Graph& g, const Plan& plan, Emitter& e, const Kernel
   for (int i = 0; i < R; ++i) {
     for (int j = 0; j < R; ++j) {
       int cur = e.var(acc[i * R + j], acc_t);
-      e.assign(acc[i * R + j], e.bin(BinaryFn::Add, cur, e.bin(BinaryFn::Mul, av[i], bv[j])));
+      e.assign(acc[i * R + j], is_floating(acc_t)
+                                   ? e.fma(av[i], bv[j], cur)
+                                   : e.bin(BinaryFn::Add, cur, e.bin(BinaryFn::Mul, av[i], bv[j])));
     }
   }
   e.end();

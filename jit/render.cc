@@ -222,6 +222,8 @@ class Renderer {
         return binary(e);
       case XOp::Select:
         return absl::StrCat("(", arg(e, 0), " ? ", arg(e, 1), " : ", arg(e, 2), ")");
+      case XOp::Fma:
+        return d_.fma(e.type, arg(e, 0), arg(e, 1), arg(e, 2));
       case XOp::Cast:
         return cast(e);
       case XOp::Random:
@@ -250,7 +252,7 @@ class Renderer {
       case SOp::Let: {
         const Expr& e = k_.exprs[s.expr];
         std::string type = e.vector() ? d_.vector_type(e.type) : T(e.type);
-        return absl::StrCat(type, " v", s.expr, " = ", rhs(s.expr), ";");
+        return absl::StrCat(d_.let_qualifier(e.type), type, " v", s.expr, " = ", rhs(s.expr), ";");
       }
       case SOp::DeclVar:
         return absl::StrCat(T(s.type), " ", var(s.var), " = ", ref(s.expr), ";");

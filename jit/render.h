@@ -36,6 +36,15 @@ class Dialect {
   virtual std::string barrier() const = 0;
   // An attribute asking the compiler to unroll the loop that follows ("" if none).
   virtual std::string unroll() const { return ""; }
+  // Declarations of values: a multiply and an add are never contracted into an FMA, so a value
+  // recomputed in two kernels (fusion recomputes small expressions) has the same bits in both:
+  // the backward of max compares a recomputed input with the stored maximum for equality.
+  virtual std::string let_qualifier(CType t) const { return ""; }
+  // a * b + c rounded once (XOp::Fma: matmul accumulations ask for it).
+  virtual std::string fma(CType t, const std::string& a, const std::string& b,
+                          const std::string& c) const {
+    return "fma(" + a + ", " + b + ", " + c + ")";
+  }
   // A workgroup-wide reduction of variable `var` (all threads see the result).
   virtual std::string reduce(const KernelDesc& k, const Stmt& s) const = 0;
   virtual std::string error(const Stmt& s, const std::string& value,

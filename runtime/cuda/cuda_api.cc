@@ -102,9 +102,11 @@ std::vector<char> nvrtc_compile(const std::string& source, const std::string& na
                                       ptx ? arch.substr(3) : arch);
   // Approximate f32 division and square root (2 ulp, full range, denormals kept): what GLSL
   // gives on the same GPU, and the difference between memory-bound and ALU-bound row kernels.
-  const char* opts[] = {arch_opt.c_str(), "-default-device", "--std=c++17", "-prec-div=false",
-                        "-prec-sqrt=false"};
-  nvrtcResult r = n->nvrtcCompileProgram(prog, 5, opts);
+  // No contraction of a multiply and an add: a value fusion recomputes in two kernels must have
+  // the same bits in both (fmaf where an FMA is wanted).
+  const char* opts[] = {arch_opt.c_str(),  "-default-device",  "--std=c++17",
+                        "-prec-div=false", "-prec-sqrt=false", "--fmad=false"};
+  nvrtcResult r = n->nvrtcCompileProgram(prog, 6, opts);
   if (r != NVRTC_SUCCESS) {
     size_t size = 0;
     n->nvrtcGetProgramLogSize(prog, &size);
