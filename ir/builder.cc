@@ -102,6 +102,12 @@ Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op) {
 
 ValueId Builder::add(OpKind op, ValueIds inputs, TensorType type, Attrs attrs) {
   for (int64_t d : type.shape.dims) EMBER_REQUIRE(d >= 0, op_name(op), "negative size");
+  // The element and byte counts must fit in int64: every later size computation relies on it.
+  int64_t bytes = static_cast<int64_t>(dtype_size(type.dtype));
+  for (int64_t d : type.shape.dims) {
+    EMBER_REQUIRE(!__builtin_mul_overflow(bytes, d, &bytes), op_name(op),
+                  absl::StrCat("shape ", type.to_string(), " has more bytes than int64 can count"));
+  }
   return g_.add(op, std::move(inputs), std::move(type), std::move(attrs), OpScope::current());
 }
 

@@ -532,3 +532,32 @@ TEST(Errors, TensorDataValueCountMismatch) {
 
 }  // namespace
 }  // namespace ember
+
+namespace ember {
+namespace {
+
+// Element or byte counts past int64 are rejected when recorded (they used to wrap to 0: ones of
+// [2^32, 2^32] read back as an empty tensor, and views of it crashed the CPU backend).
+TEST(ShapeOverflow, CountsPastInt64AreErrors) {
+  const int64_t big = int64_t{1} << 32;
+  testing::expect_error(
+      [&] {
+        Tensor<2>::ones(Shape{big, big}, Device::cpu());
+      },
+      {"full", "[4294967296, 4294967296]", "int64"});
+  // Fits as elements, not as bytes: 2^62 f32 elements are 2^64 bytes.
+  testing::expect_error([&] { Tensor<1>::zeros(Shape{int64_t{1} << 62}, Device::cpu()); },
+                        {"int64"});
+  auto t = Tensor<2>::ones(Shape{2, 1}, Device::cpu());
+  testing::expect_error([&] { t.expand<2>(Shape{2, int64_t{1} << 62}); }, {"int64"});
+  testing::expect_error(
+      [&] {
+        Tensor<3>::zeros(Shape{0, big, big}, Device::cpu()).reshape<2>(Shape{big, big * 4});
+      },
+      {"int64"});
+  // The stream is still usable.
+  EXPECT_EQ((t + 5.0).sum().into_scalar<float>(), 12.0f);
+}
+
+}  // namespace
+}  // namespace ember
