@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -73,6 +74,36 @@ TEST(Dump, WritesIrFilesToDumpDir) {
   }
   EXPECT_EQ(files, 1);
   EXPECT_FALSE(dump_enabled("ir"));
+}
+
+// A dump directory that cannot exist (a path under a regular file) costs one warning, not the
+// program: the flush completes with its results (it used to throw std::filesystem_error inside
+// the flush and end in std::terminate).
+TEST(Dump, UnusableDumpDirWarnsAndCarriesOn) {
+  auto file = std::filesystem::temp_directory_path() / "ember_dump_not_a_dir";
+  std::ofstream(file) << "a file";
+  setenv("EMBER_DUMP", "ir", 1);
+  setenv("EMBER_DUMP_DIR", (file / "sub").c_str(), 1);
+  ir::Graph g;
+  ir::Builder b(g);
+  auto x = b.full({3}, DType::F32, ir::Scalar::from_double(2.0));
+  auto y = b.unary(ir::UnaryFn::Sqrt, x);
+  ::testing::internal::CaptureStderr();
+  std::vector<Outcome> out;
+  EXPECT_NO_THROW(out = execute(g, {y}, {}, runtime::cpu_backend()));
+  EXPECT_NO_THROW(execute(g, {y}, {}, runtime::cpu_backend()));
+  std::string err = ::testing::internal::GetCapturedStderr();
+  unsetenv("EMBER_DUMP");
+  unsetenv("EMBER_DUMP_DIR");
+  std::filesystem::remove(file);
+  ASSERT_EQ(out.size(), 1u);
+  ASSERT_TRUE(out[0].error.empty()) << out[0].error;
+  float v[3];
+  runtime::cpu_backend().download(*out[0].array, v);
+  for (float f : v) EXPECT_FLOAT_EQ(f, std::sqrt(2.0f));
+  // One warning for the process, however many dumps failed.
+  EXPECT_NE(err.find("EMBER_DUMP_DIR"), std::string::npos) << err;
+  EXPECT_EQ(err.find("EMBER_DUMP_DIR"), err.rfind("EMBER_DUMP_DIR")) << err;
 }
 
 }  // namespace
