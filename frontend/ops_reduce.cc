@@ -1,5 +1,7 @@
 // Reductions. Full reductions flatten to one dim and return shape [1]; the *_dim forms keep
 // the reduced dim with size 1.
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "frontend/ops.h"
 #include "frontend/primitives.h"
@@ -72,8 +74,9 @@ TensorPair var_mean(const RawTensor& x, int64_t dim, int64_t correction) {
   RawTensor mu = mean_dim(x, d);
   RawTensor centered = prim::binary(BinaryFn::Sub, x, mu);
   RawTensor sq = prim::reduce(ReduceFn::Sum, prim::binary(BinaryFn::Mul, centered, centered), d);
-  int64_t n = x.shape()[d] - correction;
-  // n <= 0 gives inf/NaN, as in PyTorch.
+  // Divided by max(0, N - correction), as PyTorch: no degrees of freedom left gives NaN (an
+  // empty dim: 0 / 0) or inf, never a negative divisor's -0.
+  int64_t n = std::max<int64_t>(0, x.shape()[d] - correction);
   return {prim::binary_scalar(BinaryFn::Div, sq, ir::Scalar::from_double(static_cast<double>(n))),
           mu};
 }

@@ -395,6 +395,9 @@ std::vector<RawTensor> chunk(const RawTensor& x, int64_t chunks, int64_t dim) {
   int d = normalize_dim(dim, x.rank(), "chunk");
   if (chunks <= 0) fail("chunk", absl::StrCat("number of chunks must be positive, got ", chunks));
   int64_t n = x.shape()[d];
+  // An empty dim gives `chunks` empty chunks, as PyTorch's chunk does (a split by size could
+  // not say how many).
+  if (n == 0) return split_with_sizes(x, std::vector<int64_t>(static_cast<size_t>(chunks), 0), d);
   return split(x, std::max<int64_t>(1, (n + chunks - 1) / chunks), d);
 }
 

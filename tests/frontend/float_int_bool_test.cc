@@ -470,6 +470,11 @@ TEST(FloatVar, VarAndBias) {
   auto one = Tensor<2>::from_floats({{5.0}}, cpu);
   expect_tensor(one.var(1), Shape{1, 1}, {kNaN});
   expect_tensor(one.var_bias(1), Shape{1, 1}, {0});
+  // An empty dim: NaN (0 / 0) like mean, biased or not; was -0.0 (0 / -1) for the unbiased one.
+  auto empty = Tensor<2>::zeros(Shape{2, 0}, cpu);
+  expect_tensor(empty.var(1), Shape{2, 1}, {kNaN, kNaN});
+  expect_tensor(empty.var_bias(1), Shape{2, 1}, {kNaN, kNaN});
+  expect_tensor(empty.mean_dim(1), Shape{2, 1}, {kNaN, kNaN});
 }
 
 // ---------------------------------------------------------------- Int table

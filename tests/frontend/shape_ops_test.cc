@@ -165,6 +165,11 @@ TEST(ShapeOps, ChunkFollowsPyTorchSizes) {
   ASSERT_EQ(c2.size(), 2u);
   expect_tensor(c2[0], Shape{1}, {0});
   expect_tensor(c2[1], Shape{1}, {1});
+  // An empty dim: `chunks` empty chunks (torch.zeros(0).chunk(2) gives two; ATen's chunk calls
+  // split_with_sizes with `chunks` zeros for a size-0 dim).
+  auto e = Tensor<2>::zeros(Shape{3, 0}, Device::cpu()).chunk(2, 1);
+  ASSERT_EQ(e.size(), 2u);
+  for (const auto& part : e) expect_tensor(part, Shape{3, 0}, {});
   // Exact division, along the last dim of a matrix.
   auto m = seq<2>({2, 4}).chunk(2, -1);
   ASSERT_EQ(m.size(), 2u);
