@@ -96,6 +96,12 @@ RawTensor one_hot_fill(const RawTensor& x, int64_t num_classes, Scalar on, Scala
   int r = x.rank() + 1;
   int a = normalize_dim(axis, r, "one_hot");
   RawTensor idx = prim::cast(unsqueeze_dim(x, a), DType::I64);
+  // Each class goes through a gather from [0, num_classes): a class out of range (negative
+  // included) fails the result when it is read, as gather's indices do, instead of giving a
+  // silent row of `off` values.
+  RawTensor range = prim::iota(Shape{num_classes}, DType::I64, 0, x.device());
+  RawTensor flat = prim::reshape(idx, Shape{idx.shape().numel()});
+  idx = prim::reshape(prim::gather(range, 0, flat), idx.shape());
   Shape classes(std::vector<int64_t>(r, 1));
   classes[a] = num_classes;
   RawTensor hot = prim::binary(BinaryFn::Eq, idx, prim::iota(classes, DType::I64, a, x.device()));

@@ -35,7 +35,7 @@ namespace ember::jit {
 namespace {
 
 // `details`: whether value and limit belong to this site (only the first failure records them).
-std::string error_message(const ir::Graph& g, const ErrorSite& site, bool details, uint32_t value,
+std::string error_message(const ir::Graph& g, const ErrorSite& site, bool details, int64_t value,
                           uint32_t limit) {
   const ir::Node& n = g.node(site.node);
   if (site.kind == ErrorKind::DivisionByZero) {
@@ -44,7 +44,7 @@ std::string error_message(const ir::Graph& g, const ErrorSite& site, bool detail
   }
   const char* op = n.op == ir::OpKind::Gather ? "gather" : "scatter";
   ir::ValueId target = n.inputs[0];
-  std::string what = details ? absl::StrCat("index ", static_cast<int32_t>(value)) : "an index";
+  std::string what = details ? absl::StrCat("index ", value) : "an index";
   std::string size = details ? absl::StrCat(" of size ", limit) : "";
   return labelled_error(n, absl::StrCat(op, ": ", what, " out of range for dim ", site.axis, size,
                                         " (tensor ", g.type(target).to_string(), ")"));
@@ -661,7 +661,7 @@ std::vector<Outcome> execute_planned(const ir::Graph& g, const std::vector<ir::V
     l.params = lk.params;
     l.tiled_views = lk.tiled_views;
     if (lk.desc.uses_errors) {
-      int64_t words = 3 + (static_cast<int64_t>(lk.error_sites.size()) + 31) / 32;
+      int64_t words = 4 + (static_cast<int64_t>(lk.error_sites.size()) + 31) / 32;
       std::vector<uint32_t> zeros(static_cast<size_t>(words), 0);
       launched[k].errors = backend.upload({DType::I32, Shape{words}}, zeros.data());
       l.buffers.push_back(launched[k].errors);
@@ -727,10 +727,11 @@ std::vector<Outcome> execute_planned(const ir::Graph& g, const std::vector<ir::V
       }
       // A failed check fails only the outputs computed from the op that failed it.
       for (size_t s = 0; s < L.lk.error_sites.size() && !words.empty(); ++s) {
-        bool fired = (words[3 + s / 32] >> (s % 32)) & 1u;
+        bool fired = (words[4 + s / 32] >> (s % 32)) & 1u;
         if (!fired || !depends_on(g, o, L.lk.error_sites[s].node)) continue;
         bool first = words[0] == s + 1;
-        failed[o] = error_message(g, L.lk.error_sites[s], first, words[1], words[2]);
+        int64_t value = static_cast<int64_t>(uint64_t{words[3]} << 32 | words[1]);
+        failed[o] = error_message(g, L.lk.error_sites[s], first, value, words[2]);
         break;
       }
     }

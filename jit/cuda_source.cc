@@ -326,12 +326,12 @@ class Cuda final : public Dialect {
         " __syncthreads(); ", x, " = ", arr, "[0];", result_idx, " __syncthreads(); }");
   }
 
-  std::string error(const Stmt& s, const std::string& value,
-                    const std::string& limit) const override {
+  std::string error(const Stmt& s, const std::string& value, const std::string& limit,
+                    const std::string& value_hi) const override {
     int bit = s.code - 1;
-    return absl::StrCat("atomicOr(&E[", 3 + bit / 32, "], ", 1u << (bit % 32),
+    return absl::StrCat("atomicOr(&E[", 4 + bit / 32, "], ", 1u << (bit % 32),
                         "u); if (atomicCAS(&E[0], 0u, ", s.code, "u) == 0u) { E[1] = ", value,
-                        "; E[2] = ", limit, "; }");
+                        "; E[2] = ", limit, "; E[3] = ", value_hi, "; }");
   }
 
   std::string mma_tile(const KernelDesc&, const Stmt& s,

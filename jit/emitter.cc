@@ -190,6 +190,15 @@ void Emitter::error_if(int cond, ErrorSite site, int value, int limit) {
   Stmt s{SOp::Error, cond};
   s.index = cast(value, CType::Uint);
   s.limit = cast(limit, CType::Uint);
+  // The value's high word, so that 64-bit indices are reported whole.
+  int hi = const_u(0);
+  if (type_of(value) == CType::Int64) {
+    hi = cast(bin(BinaryFn::Shr, value, cast(const_u(32), CType::Int64)), CType::Uint);
+  } else if (type_of(value) == CType::Int) {
+    hi = select(bin(BinaryFn::Lt, value, cast(const_u(0), CType::Int)), const_u(0xffffffffu),
+                const_u(0));
+  }
+  s.args = {hi};
   s.code = static_cast<int>(error_sites_.size());
   push_stmt(s);
 }

@@ -352,13 +352,12 @@ class Glsl final : public Dialect {
                         " < s_) { ", step, " } barrier(); } ", x, " = ", arr, "[0]; barrier();");
   }
 
-  std::string error(const Stmt& s, const std::string& value,
-                    const std::string& limit) const override {
-    // E[0..2]: the first failure's site, value and bound; E[3...]: a bit per site that failed.
+  std::string error(const Stmt& s, const std::string& value, const std::string& limit,
+                    const std::string& value_hi) const override {
     int bit = s.code - 1;
-    return absl::StrCat("atomicOr(E[", 3 + bit / 32, "], ", 1u << (bit % 32),
+    return absl::StrCat("atomicOr(E[", 4 + bit / 32, "], ", 1u << (bit % 32),
                         "u); if (atomicCompSwap(E[0], 0u, ", s.code, "u) == 0u) { E[1] = ", value,
-                        "; E[2] = ", limit, "; }");
+                        "; E[2] = ", limit, "; E[3] = ", value_hi, "; }");
   }
 
   // NaN winning: b replaces a when it compares greater (smaller) or is the only NaN. Written

@@ -306,8 +306,8 @@ class Renderer {
       case SOp::Barrier:
         return d_.barrier();
       case SOp::Error:
-        return absl::StrCat("if (", ref(s.expr), ") { ", d_.error(s, ref(s.index), ref(s.limit)),
-                            " }");
+        return absl::StrCat("if (", ref(s.expr), ") { ",
+                            d_.error(s, ref(s.index), ref(s.limit), ref(s.args[0])), " }");
       case SOp::DeclArray:
         return absl::StrCat(T(s.type), " ", var(s.var), "[", s.code, "];");
       case SOp::ArrayStore:

@@ -47,8 +47,10 @@ class Dialect {
   }
   // A workgroup-wide reduction of variable `var` (all threads see the result).
   virtual std::string reduce(const KernelDesc& k, const Stmt& s) const = 0;
-  virtual std::string error(const Stmt& s, const std::string& value,
-                            const std::string& limit) const = 0;
+  // Records failure `s.code`: the error words are E[0] (the first failing site), E[1] and E[3]
+  // (its value's low and high words), E[2] (its bound), then one bit per site from E[4].
+  virtual std::string error(const Stmt& s, const std::string& value, const std::string& limit,
+                            const std::string& value_hi) const = 0;
   virtual std::string infinity(CType t, bool negative) const = 0;
   // A float rounded to f16 or bf16 precision, as storing and reloading it would.
   virtual std::string quantize(DType t, const std::string& a) const = 0;

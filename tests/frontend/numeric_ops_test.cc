@@ -667,6 +667,20 @@ TEST(NumericIndex, OneHot) {
   expect_tensor(x2.one_hot(2), Shape{2, 2, 2}, {1, 0, 0, 1, 0, 1, 1, 0});
 }
 
+// A class outside [0, num_classes) is an error when the result is read, naming one_hot and the
+// class, as gather's indices are (it used to give a silent row of zeros).
+TEST(NumericIndex, OneHotClassOutOfRangeIsAnError) {
+  Device cpu = Device::cpu();
+  auto big = Tensor<1, Int>::from_ints({0, 3, 1}, cpu).one_hot(3);
+  expect_error([&] { big.to_data(); }, {"one_hot", "index 3", "out of range"});
+  auto neg = Tensor<1, Int>::from_ints({-1}, cpu).one_hot(3);
+  expect_error([&] { neg.to_data(); }, {"one_hot", "index -1"});
+  auto fl = Tensor<1>::from_data({1.0, 4.0}, cpu).one_hot(4);
+  expect_error([&] { fl.to_data(); }, {"one_hot", "index 4"});
+  // Still usable, and in-range classes unaffected.
+  expect_tensor(Tensor<1, Int>::from_ints({2}, cpu).one_hot(3), Shape{1, 3}, {0, 0, 1});
+}
+
 TEST(NumericIndex, OneHotFill) {
   Device cpu = Device::cpu();
   auto x = Tensor<1, Int>::from_ints({2, 0}, cpu);

@@ -72,5 +72,29 @@ TEST(JitEdgeCases, TrackedTensorsDoNotMoveAcrossDevicesSilently) {
   }
 }
 
+// Data-dependent index errors on every device: a 64-bit index is printed whole (GPU kernels
+// used to report its low 32 bits: 5000000000 read as 705032704), and one_hot's classes are
+// checked like gather's indices (a class out of range was a silent zero row).
+TEST(JitEdgeCases, IndexErrorsNameWholeValuesOnEveryDevice) {
+  EMBER_REQUIRE_GPU_DEVICE();
+  for (const Device& dev : {Device::cpu(), testing::gpu_device()}) {
+    SCOPED_TRACE(dev.to_string());
+    for (bool fused : {true, false}) {
+      FusionGuard guard(fused);
+      auto x = Tensor<1>::from_data({1.0, 2.0, 3.0}, dev);
+      auto idx = Tensor<1, Int>::from_data(
+          TensorData(std::vector<int64_t>{0, 5000000000, 1}, Shape{3}), dev);
+      auto g = x.gather(0, idx) * 2.0;
+      testing::expect_error([&] { g.to_data(); }, {"gather", "index 5000000000", "out of range"});
+      auto neg = x.gather(0, Tensor<1, Int>::from_data(
+                                 TensorData(std::vector<int64_t>{-7000000000}, Shape{1}), dev));
+      testing::expect_error([&] { neg.to_data(); }, {"index -7000000000"});
+      auto oh = Tensor<1, Int>::from_ints({0, 3}, dev).one_hot(3);
+      testing::expect_error([&] { oh.to_data(); }, {"one_hot", "index 3", "out of range"});
+      testing::expect_tensor(Tensor<1, Int>::from_ints({1}, dev).one_hot(2), Shape{1, 2}, {0, 1});
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ember
