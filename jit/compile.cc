@@ -2,10 +2,13 @@
 
 #define XXH_INLINE_ALL
 #include <shaderc/shaderc.h>
+#include <spirv-tools/libspirv.h>
 #include <unistd.h>
 #include <xxhash.h>
 
+#include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -28,7 +31,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // Bumped whenever rendering or compile options change, so stale binaries are never reused.
-constexpr uint32_t kCacheFormat = 11;
+constexpr uint32_t kCacheFormat = 12;
 constexpr uint32_t kMagic = 0x4b424d45;  // "EMBK"
 
 std::string compiler_id() {
@@ -39,26 +42,46 @@ std::string compiler_id() {
 
 std::string hex(uint64_t h) { return absl::StrCat(absl::Hex(h, absl::kZeroPad16)); }
 
-// On-disk entry: magic, format, byte count, xxh64 of the bytes, then the binary.
-bool read_entry(const fs::path& path, std::vector<char>& bytes) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  uint32_t header[3];
-  uint64_t checksum;
-  if (!in.read(reinterpret_cast<char*>(header), sizeof(header)) ||
-      !in.read(reinterpret_cast<char*>(&checksum), sizeof(checksum))) {
-    return false;
-  }
-  if (header[0] != kMagic || header[1] != kCacheFormat || header[2] == 0 ||
-      header[2] > (256u << 20)) {
-    return false;
-  }
-  bytes.resize(header[2]);
-  if (!in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()))) return false;
-  return XXH64(bytes.data(), bytes.size(), 0) == checksum;
+// The identity an entry is stored under: a 128-bit digest of everything that made the binary
+// (source, compiler, device, workgroup size). The file name holds 64 bits of another hash; the
+// entry itself records this one, so an entry under the wrong name (files swapped, copied or
+// colliding) is recognised instead of run.
+XXH128_hash_t entry_key(const std::string& key_text) {
+  return XXH3_128bits_withSeed(key_text.data(), key_text.size(), 0x656d626572ull);
 }
 
-void write_entry(const fs::path& path, const std::vector<char>& bytes) {
+// Entries found bad are reported once per process, then dropped and rebuilt silently.
+void warn_bad_entry(const fs::path& path, const char* why) {
+  static std::atomic<bool> warned{false};
+  if (!warned.exchange(true)) {
+    std::fprintf(stderr, "ember: kernel cache entry %s %s; it is rebuilt (further ones silently)\n",
+                 path.c_str(), why);
+  }
+}
+
+enum class EntryRead { Missing, Bad, Ok };
+
+// On-disk entry: magic, format, byte count, xxh64 of the bytes, the 128-bit key, the binary.
+EntryRead read_entry(const fs::path& path, const XXH128_hash_t& key, std::vector<char>& bytes) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return EntryRead::Missing;
+  uint32_t header[3];
+  uint64_t checksum;
+  XXH128_hash_t stored;
+  if (!in.read(reinterpret_cast<char*>(header), sizeof(header)) ||
+      !in.read(reinterpret_cast<char*>(&checksum), sizeof(checksum)) ||
+      !in.read(reinterpret_cast<char*>(&stored), sizeof(stored))) {
+    return EntryRead::Bad;
+  }
+  if (header[0] == kMagic && header[1] != kCacheFormat) return EntryRead::Missing;  // older
+  if (header[0] != kMagic || header[2] == 0 || header[2] > (256u << 20)) return EntryRead::Bad;
+  if (!XXH128_isEqual(stored, key)) return EntryRead::Bad;
+  bytes.resize(header[2]);
+  if (!in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()))) return EntryRead::Bad;
+  return XXH64(bytes.data(), bytes.size(), 0) == checksum ? EntryRead::Ok : EntryRead::Bad;
+}
+
+void write_entry(const fs::path& path, const XXH128_hash_t& key, const std::vector<char>& bytes) {
   std::error_code ec;
   fs::create_directories(path.parent_path(), ec);
   if (ec) return;  // an unwritable cache only costs recompiles
@@ -70,6 +93,7 @@ void write_entry(const fs::path& path, const std::vector<char>& bytes) {
     uint64_t checksum = XXH64(bytes.data(), bytes.size(), 0);
     out.write(reinterpret_cast<const char*>(header), sizeof(header));
     out.write(reinterpret_cast<const char*>(&checksum), sizeof(checksum));
+    out.write(reinterpret_cast<const char*>(&key), sizeof(key));
     out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
     if (!out) {
       fs::remove(tmp, ec);
@@ -148,6 +172,42 @@ std::vector<uint32_t> compile_glsl(const std::string& source, const std::string&
   return words;
 }
 
+namespace {
+
+// Whether a stored SPIR-V module is valid for Vulkan 1.2 (a driver may crash on one that is not).
+bool valid_spirv(const std::vector<char>& binary) {
+  if (binary.size() % 4 != 0 || binary.size() < 20) return false;
+  spv_context context = spvContextCreate(SPV_ENV_VULKAN_1_2);
+  spv_const_binary_t words{reinterpret_cast<const uint32_t*>(binary.data()), binary.size() / 4};
+  spv_diagnostic diagnostic = nullptr;
+  spv_result_t r = spvValidate(context, &words, &diagnostic);
+  spvDiagnosticDestroy(diagnostic);
+  spvContextDestroy(context);
+  return r == SPV_SUCCESS;
+}
+
+runtime::KernelBinary kernel_binary(const KernelDesc& desc, const std::string& source,
+                                    std::vector<char> binary, bool cuda) {
+  runtime::KernelBinary bin;
+  bin.name = desc.name;
+  bin.num_buffers = static_cast<int>(desc.buffers.size()) + desc.uses_errors;
+  bin.workgroup_size = desc.workgroup_size;
+  bin.dynamic_shared_bytes = desc.dynamic_shared_bytes;
+  if (cuda) {
+    bin.cubin = std::move(binary);
+    bin.entry = cuda_entry(desc);
+    bin.source = source;
+    bin.push_constant_words = std::max(1, desc.num_params);
+  } else {
+    bin.spirv.resize(binary.size() / 4);
+    std::memcpy(bin.spirv.data(), binary.data(), binary.size());
+    bin.push_constant_words = desc.push_params() ? std::max(1, desc.num_params) : 0;
+  }
+  return bin;
+}
+
+}  // namespace
+
 std::shared_ptr<runtime::Kernel> get_kernel(const KernelDesc& desc, runtime::Backend& backend) {
   bool cuda = backend.kind() == runtime::DeviceKind::Cuda;
   std::string source = cuda ? render_cuda(desc) : render_glsl(desc);
@@ -169,11 +229,10 @@ std::shared_ptr<runtime::Kernel> get_kernel(const KernelDesc& desc, runtime::Bac
   std::string file = absl::StrCat(desc.name, "_", hex(h));
   if (dump_enabled("kernels")) dump("kernels", file + (cuda ? ".cu" : ".comp"), source);
   fs::path entry = fs::path(cache_dir()) / (cuda ? "cubin" : "spirv") / (hex(h) + ".bin");
-  std::vector<char> binary;
-  if (read_entry(entry, binary) && (cuda || (binary.size() % 4 == 0 && binary.size() >= 4))) {
-    counters().cache_hits.fetch_add(1, std::memory_order_relaxed);
-  } else {
+  const XXH128_hash_t key = entry_key(key_text);
+  auto compile_and_store = [&] {
     auto t0 = std::chrono::steady_clock::now();
+    std::vector<char> binary;
     if (cuda) {
       binary = runtime::cuda::nvrtc_compile(source, desc.name, backend.target(), false);
     } else {
@@ -186,25 +245,40 @@ std::shared_ptr<runtime::Kernel> get_kernel(const KernelDesc& desc, runtime::Bac
             .count();
     counters().compiles.fetch_add(1, std::memory_order_relaxed);
     counters().compile_us.fetch_add(us, std::memory_order_relaxed);
-    write_entry(entry, binary);
+    write_entry(entry, key, binary);
+    return binary;
+  };
+  std::vector<char> binary;
+  bool from_disk = false;
+  switch (read_entry(entry, key, binary)) {
+    case EntryRead::Ok:
+      from_disk = cuda || valid_spirv(binary);
+      if (!from_disk) warn_bad_entry(entry, "is not valid SPIR-V");
+      break;
+    case EntryRead::Bad:
+      warn_bad_entry(entry, "is damaged or belongs to another kernel");
+      break;
+    case EntryRead::Missing:
+      break;
   }
-  runtime::KernelBinary bin;
-  bin.name = desc.name;
-  bin.num_buffers = static_cast<int>(desc.buffers.size()) + desc.uses_errors;
-  bin.workgroup_size = desc.workgroup_size;
-  bin.dynamic_shared_bytes = desc.dynamic_shared_bytes;
-  if (cuda) {
-    bin.cubin = std::move(binary);
-    bin.entry = cuda_entry(desc);
-    bin.source = source;
-    bin.push_constant_words = std::max(1, desc.num_params);
+  if (from_disk) {
+    counters().cache_hits.fetch_add(1, std::memory_order_relaxed);
   } else {
-    bin.spirv.resize(binary.size() / 4);
-    std::memcpy(bin.spirv.data(), binary.data(), binary.size());
-    bin.push_constant_words = desc.push_params() ? std::max(1, desc.num_params) : 0;
-    if (dump_enabled("binary")) dump("binary", file + ".spvasm", spirv_assembly(source, desc.name));
+    binary = compile_and_store();
   }
-  auto kernel = backend.load_kernel(bin);
+  std::shared_ptr<runtime::Kernel> kernel;
+  try {
+    kernel = backend.load_kernel(kernel_binary(desc, source, std::move(binary), cuda));
+  } catch (const std::exception& e) {
+    if (!from_disk) throw;
+    // A stored binary the driver rejects (a damaged entry, another driver's) is replaced.
+    warn_bad_entry(entry, "failed to load");
+    kernel = backend.load_kernel(kernel_binary(desc, source, compile_and_store(), cuda));
+  }
+  if (!cuda && dump_enabled("binary")) {
+    dump("binary", absl::StrCat(desc.name, "_", hex(h), ".spvasm"),
+         spirv_assembly(source, desc.name));
+  }
   std::lock_guard lock(mc.mutex);
   mc.kernels[{&backend, h}] = kernel;
   return kernel;
