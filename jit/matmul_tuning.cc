@@ -161,6 +161,12 @@ std::vector<MatmulChoice> choose_matmul_blocks(const ir::Graph& g,
     }
     std::string key = matmul_tune_key(g, v, backend).to_string();
     variant = cached_variant(key, mma);
+    const std::vector<int> valid =
+        mma ? usable_tiles(wgmma) : simt_blocks(backend, g.type(v).dtype);
+    if (variant > 0 && std::find(valid.begin(), valid.end(), variant) == valid.end()) {
+      discard_winner(key, cached_winner(key));
+      variant = 0;
+    }
     if (variant > 0) continue;
     variant = heuristic_variant(backend, p, mma, wgmma);
     if (mode == autotune::Mode::on) c.tune_key = std::move(key);

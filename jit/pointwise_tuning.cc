@@ -101,7 +101,11 @@ int choose_pointwise(const ir::Graph& g, const KernelPlan& kp, const runtime::Ba
   if (mode == autotune::Mode::on && !tunes_on(backend)) mode = autotune::Mode::cached;
   if (mode == autotune::Mode::off || kp.shape.numel() < kMinTunedElements) return heuristic;
   std::string key = pointwise_tune_key(g, kp, backend).to_string();
-  if (int stored = variant_of(cached_winner(key)); stored > 0) return stored;
+  if (int stored = variant_of(cached_winner(key)); stored > 0) {
+    const std::vector<int> valid = all_variants(vector4);
+    if (std::find(valid.begin(), valid.end(), stored) != valid.end()) return stored;
+    discard_winner(key, cached_winner(key));
+  }
   if (mode == autotune::Mode::on) *tune_key = std::move(key);
   return heuristic;
 }

@@ -1,5 +1,6 @@
 #include "jit/row_tuning.h"
 
+#include <algorithm>
 #include <iterator>
 
 #include "absl/strings/numbers.h"
@@ -90,6 +91,11 @@ std::vector<RowChoice> choose_row_workgroups(const ir::Graph& g, const runtime::
     }
     std::string key = row_key(g, v, reductions, backend).to_string();
     c.workgroup = workgroup_of(cached_winner(key));
+    if (c.workgroup > 0 && std::find(std::begin(kRowWorkgroups), std::end(kRowWorkgroups),
+                                     c.workgroup) == std::end(kRowWorkgroups)) {
+      discard_winner(key, cached_winner(key));
+      c.workgroup = 0;
+    }
     if (c.workgroup > 0) continue;
     c.workgroup = row_workgroup_heuristic(g, v);
     if (mode == autotune::Mode::on) c.tune_key = std::move(key);

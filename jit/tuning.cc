@@ -1,6 +1,8 @@
 #include "jit/tuning.h"
 
 #include <algorithm>
+#include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -34,6 +36,19 @@ std::string cached_winner(const std::string& key) {
   std::lock_guard lock(g_memo_mutex);
   g_memo[key] = winner;
   return winner;
+}
+
+void discard_winner(const std::string& key, const std::string& winner) {
+  static std::atomic<bool> warned{false};
+  if (!warned.exchange(true)) {
+    std::fprintf(stderr,
+                 "ember: autotune winner '%s' of %s is not valid here; it is discarded (further "
+                 "ones silently)\n",
+                 winner.c_str(), key.c_str());
+  }
+  autotune::process_store().clear(key);
+  std::lock_guard lock(g_memo_mutex);
+  g_memo[key] = "";
 }
 
 std::string tune_and_record(const std::string& key, const std::string& family,

@@ -19,6 +19,10 @@ bool tunes_on(const runtime::Backend& backend);
 
 // The stored winner's configuration for `key`; empty when the key was never tuned.
 std::string cached_winner(const std::string& key);
+// A stored winner that this target cannot run (another target's variant, a damaged row): it
+// is removed from the store and forgotten, with one warning per process; the caller then
+// treats the key as untuned.
+void discard_winner(const std::string& key, const std::string& winner);
 
 // Times `configs` with `measure` (device ms; < 0 or a throw: failed or wrong), records the
 // entry and returns the winner's configuration; `fallback` when none worked (remembered for

@@ -76,5 +76,30 @@ TEST_F(AutotuneMatmul, CachedUsesTheStoredWinner) {
       testing::gpu_device());
 }
 
+// A stored winner this target cannot run (block=16 is CUDA's f32 vector tile; tile=... a
+// tensor-core tile) is discarded: the heuristic runs, the matmul is right, and the row is gone
+// from the store (it used to fail every such matmul).
+TEST_F(AutotuneMatmul, InvalidStoredWinnerIsDiscarded) {
+  EMBER_REQUIRE_GPU_DEVICE();
+  if (testing::gpu_device().type() == DeviceType::Cuda) GTEST_SKIP() << "block=16 is valid here";
+  setenv("EMBER_AUTOTUNE", "cached", 1);
+  const std::string key = key_for(36, 20, 44);
+  testing::store_winner(key, "matmul", "block=16");
+  ir::Graph g;
+  ir::Builder b(g);
+  ir::ValueId mm = b.matmul(b.input(0, {DType::F32, {36, 20}}), b.input(1, {DType::F32, {20, 44}}));
+  int block = jit::choose_matmul_blocks(g, detail::backend_for(testing::gpu_device()))[mm].block;
+  EXPECT_NE(block, 16);
+  EXPECT_GT(block, 0);
+  EXPECT_FALSE(autotune::process_store().lookup(key).has_value());
+  testing::expect_same(
+      [](const Device& dev) -> std::vector<RawTensor> {
+        auto a = Tensor<2>::from_data(testing::host_uniform({36, 20}, 97), dev);
+        auto b = Tensor<2>::from_data(testing::host_uniform({20, 44}, 98), dev);
+        return {a.matmul(b).raw()};
+      },
+      testing::gpu_device());
+}
+
 }  // namespace
 }  // namespace ember
