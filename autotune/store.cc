@@ -168,6 +168,7 @@ struct Store::Impl {
   void configure();
   void close();
   void fall_back(const std::string& why);
+  bool move_aside(const std::string& why);
 
   std::optional<Entry> db_lookup(const std::string& key);
   void db_record(const Entry& e);
@@ -197,16 +198,38 @@ void Store::Impl::open() {
   std::error_code ec;
   if (!dir.empty()) fs::create_directories(dir, ec);
   if (ec) return fall_back("cannot create directory " + dir.string() + ": " + ec.message());
-  int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
-  if (rc != SQLITE_OK) return fall_back(db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
-  try {
-    // A file without write permission opens read-only without an error; writes would fail later.
-    if (sqlite3_db_readonly(db, "main") == 1) throw SqlError("read-only database file");
-    sqlite3_busy_timeout(db, kBusyTimeoutMs);
-    retry_busy([this] { configure(); });
-  } catch (const std::exception& e) {
-    fall_back(e.what());
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    int rc =
+        sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+    if (rc != SQLITE_OK) return fall_back(db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+    try {
+      // A file without write permission opens read-only without an error; writes would fail
+      // later.
+      if (sqlite3_db_readonly(db, "main") == 1) throw SqlError("read-only database file");
+      sqlite3_busy_timeout(db, kBusyTimeoutMs);
+      retry_busy([this] { configure(); });
+      return;
+    } catch (const std::exception& e) {
+      int code = sqlite3_errcode(db) & 0xff;
+      if (attempt == 0 && (code == SQLITE_NOTADB || code == SQLITE_CORRUPT) && move_aside(e.what()))
+        continue;  // a damaged file is set aside once and the cache rebuilt in its place
+      return fall_back(e.what());
+    }
   }
+}
+
+// Moves a damaged database (and its WAL files) to <path>.damaged so that a fresh one replaces
+// it: a cache only costs retuning, and keeping the damaged file lets someone look at it.
+bool Store::Impl::move_aside(const std::string& why) {
+  close();
+  std::error_code ec;
+  fs::path damaged = path + ".damaged";
+  fs::rename(path, damaged, ec);
+  if (ec) return false;
+  for (const char* suffix : {"-wal", "-shm"}) fs::remove(path + suffix, ec);
+  std::fprintf(stderr, "ember: autotune cache %s was damaged (%s); moved to %s and rebuilt\n",
+               path.c_str(), why.c_str(), damaged.c_str());
+  return true;
 }
 
 void Store::Impl::configure() {
