@@ -13,3 +13,15 @@ cmake --build "$work/build" > "$work/build.log" || { cat "$work/build.log"; exit
 out=$("$work/build/consumer")
 echo "consumer printed: $out"
 [ "$out" = "20" ]
+# Only <ember/...> names are installed: a layer folder is not a top-level include name.
+inc="$work/prefix/include"
+echo '#include <ember/ir/graph.h>' | c++ -std=c++20 -fsyntax-only -I"$inc" -x c++ - ||
+  { echo "<ember/ir/graph.h> does not compile on its own"; exit 1; }
+if echo '#include <ir/graph.h>' | c++ -std=c++20 -fsyntax-only -I"$inc" -x c++ - 2> /dev/null; then
+  echo "<ir/graph.h> resolves: layer folders leak into the include path"
+  exit 1
+fi
+if [ -e "$inc/ir" ] || [ -e "$inc/runtime" ] || [ -e "$inc/data" ]; then
+  echo "layer folders installed at the top of $inc"
+  exit 1
+fi
