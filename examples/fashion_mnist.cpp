@@ -233,7 +233,12 @@ double train(const Options& o) {
       Gradients grads = loss.backward();
       ++step;
       for (Param* p : model.params()) adam_update(*p, p->value.grad(grads).value(), o.lr, step);
-      loss_sum += loss.into_scalar();  // the step's sync point
+      const double step_loss = loss.into_scalar();  // the step's sync point
+      if (!std::isfinite(step_loss)) {
+        throw Error("fashion_mnist: training diverged: loss " + std::to_string(step_loss) +
+                    " at step " + std::to_string(step));
+      }
+      loss_sum += step_loss;
       bar.update(s + 1, loss_sum / static_cast<double>(s + 1), seconds_since(t0));
     }
     double epoch_s = seconds_since(t0);

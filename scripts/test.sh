@@ -7,6 +7,8 @@ bash scripts/build.sh
 # The Vulkan suites must run (on lavapipe here), and from a cold kernel cache so the compile path
 # is exercised, not only the cached one.
 export EMBER_REQUIRE_VULKAN=1
+# The training data is installed above: its tests must run, not skip.
+export EMBER_REQUIRE_DATA=1
 EMBER_CACHE_DIR=$(mktemp -d)
 export EMBER_CACHE_DIR
 trap 'rm -rf "$EMBER_CACHE_DIR"' EXIT

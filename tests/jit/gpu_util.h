@@ -5,10 +5,12 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -49,9 +51,21 @@ inline TensorData host_uniform(const Shape& s, uint32_t seed, double lo = -2.0, 
   return TensorData(v, s);
 }
 
+// A comparison's tolerance: the caller's, used exactly as given (an exact check asks for 0),
+// or, when none is given, the output dtype's default widened to the GPU suites' usual
+// rtol 1e-4, atol 1e-5 (device math differs from the CPU's in the last bits).
+struct Tol {
+  std::optional<double> rtol, atol;
+  Tol() = default;
+  Tol(double r, double a) : rtol(r), atol(a) {}
+  Tolerance for_dtype(DType t) const {
+    Tolerance d = Tolerance::default_for(t);
+    return {rtol ? *rtol : std::max(d.rtol, 1e-4), atol ? *atol : std::max(d.atol, 1e-5)};
+  }
+};
+
 // Runs `p` on the CPU and on `dev` and expects equal shapes, dtypes and values within tolerance.
-inline void expect_same(const Program& p, const Device& dev, double rtol = 1e-4,
-                        double atol = 1e-5) {
+inline void expect_same(const Program& p, const Device& dev, Tol tol = {}) {
   auto ref = p(Device::cpu());
   auto got = p(dev);
   ASSERT_EQ(ref.size(), got.size());
@@ -59,25 +73,27 @@ inline void expect_same(const Program& p, const Device& dev, double rtol = 1e-4,
     TensorData a = ref[i].to_data(), b = got[i].to_data();
     ASSERT_EQ(a.dtype(), b.dtype()) << "output " << i;
     ASSERT_EQ(a.shape(), b.shape()) << "output " << i;
-    Tolerance tol = Tolerance::default_for(a.dtype());
-    tol.rtol = std::max(tol.rtol, rtol);
-    tol.atol = std::max(tol.atol, atol);
     try {
-      b.assert_approx_eq(a, tol);
+      b.assert_approx_eq(a, tol.for_dtype(a.dtype()));
     } catch (const Error& e) {
       ADD_FAILURE() << "output " << i << " on " << dev.to_string() << ": " << e.what();
     }
   }
 }
+inline void expect_same(const Program& p, const Device& dev, double rtol, double atol) {
+  expect_same(p, dev, Tol(rtol, atol));
+}
 
 // Runs the check with fusion on and off.
-inline void expect_same_fused_and_unfused(const Program& p, double rtol = 1e-4,
-                                          double atol = 1e-5) {
+inline void expect_same_fused_and_unfused(const Program& p, Tol tol = {}) {
   Device dev = gpu_device();
-  expect_same(p, dev, rtol, atol);
+  expect_same(p, dev, tol);
   jit::set_fusion_override(0);
-  expect_same(p, dev, rtol, atol);
+  expect_same(p, dev, tol);
   jit::set_fusion_override(-1);
+}
+inline void expect_same_fused_and_unfused(const Program& p, double rtol, double atol) {
+  expect_same_fused_and_unfused(p, Tol(rtol, atol));
 }
 
 // Autotune tests: a fresh cache directory (kernels and the autotune database) per test, and
