@@ -450,6 +450,39 @@ int Emitter::scalar_param(ValueId v, const char* field, DType t, const std::stri
   return const_u(0);
 }
 
+// Float to integer, as every device does it (docs/ops.md): NaN is 0, other values are truncated
+// toward zero and saturated to the integer type's range (+-inf to its ends). Written here, once,
+// so the CPU, GLSL and CUDA agree; a GPU's own conversion of an out-of-range value differs.
+int Emitter::saturating_float_to_int(int x, DType to) {
+  CType ft = type_of(x);
+  CType it = compute_type(to);
+  double lo = 0, hi = 0;
+  switch (to) {
+    case DType::I32:
+      lo = -2147483648.0, hi = 2147483647.0;
+      break;
+    case DType::I64:
+      lo = -9223372036854775808.0, hi = 9223372036854775807.0;
+      break;
+    default:  // u8
+      lo = 0, hi = 255;
+      break;
+  }
+  // Bounds as exact integers of the target type; comparisons in the float type (2^31 - 1 and
+  // 2^63 - 1 round up to the next power of two there, which is out of range: >= is right).
+  int64_t ilo = to == DType::I64 ? INT64_MIN : static_cast<int64_t>(lo);
+  int64_t ihi = to == DType::I64 ? INT64_MAX : static_cast<int64_t>(hi);
+  int too_low = bin(BinaryFn::Le, x, const_f(lo, ft));
+  int too_high = bin(BinaryFn::Ge, x, const_f(hi, ft));
+  int nan = un(UnaryFn::IsNan, x);
+  int safe = select(bin(BinaryFn::LogicalOr, bin(BinaryFn::LogicalOr, too_low, too_high), nan),
+                    const_f(0, ft), x);
+  int r = cast(safe, it);
+  r = select(too_high, const_i(ihi, it), r);
+  r = select(too_low, const_i(ilo, it), r);
+  return r;
+}
+
 int Emitter::compute(ValueId v, Index& idx) {
   const ir::Node& n = g_.node(v);
   CType t = compute_type(n.type.dtype);
@@ -482,8 +515,10 @@ int Emitter::compute(ValueId v, Index& idx) {
       return select(c, a, b);
     }
     case OpKind::Cast: {
-      int x = cast(in_value(0), t);
       DType from = g_.type(n.inputs[0]).dtype;
+      int x = is_float(from) && is_int(n.type.dtype)
+                  ? saturating_float_to_int(in_value(0), n.type.dtype)
+                  : cast(in_value(0), t);
       bool narrow =
           (n.type.dtype == DType::F16 || n.type.dtype == DType::BF16) && from != n.type.dtype;
       // f16/bf16 compute in f32: the value must still be rounded to what the tensor can hold.

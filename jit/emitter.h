@@ -137,6 +137,7 @@ class Emitter {
  private:
   int load(ir::ValueId v, Index& idx);
   int compute(ir::ValueId v, Index& idx);
+  int saturating_float_to_int(int x, DType to);
   // Node v's runtime-scalar attribute `field` as parameter words of dtype t (recorded as a
   // ScalarPatch), read in the kernel as t's compute type.
   int scalar_param(ir::ValueId v, const char* field, DType t, const std::string& key);

@@ -1,4 +1,8 @@
 // Edge cases found in review: split reductions, lowering reuse scalars, autodiff on the GPU.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
 #include "tests/frontend/test_util.h"
 #include "tests/jit/gpu_util.h"
 
@@ -92,6 +96,40 @@ TEST(JitEdgeCases, IndexErrorsNameWholeValuesOnEveryDevice) {
       auto oh = Tensor<1, Int>::from_ints({0, 3}, dev).one_hot(3);
       testing::expect_error([&] { oh.to_data(); }, {"one_hot", "index 3", "out of range"});
       testing::expect_tensor(Tensor<1, Int>::from_ints({1}, dev).one_hot(2), Shape{1, 2}, {0, 1});
+    }
+  }
+}
+
+// Float to integer casts have one defined behaviour on every device (docs/ops.md): NaN is 0,
+// values truncate toward zero and saturate to the type's range, +-inf to its ends. (The CPU
+// wrapped out-of-range values through int64, GPUs saturated or did what their hardware does.)
+TEST(JitEdgeCases, FloatToIntCastsSaturateOnEveryDevice) {
+  EMBER_REQUIRE_GPU_DEVICE();
+  const double inf = std::numeric_limits<double>::infinity();
+  const std::vector<double> xs = {std::nan(""), inf,  -inf,  3e9,  -3e9,  2.7,
+                                  -2.7,         1e20, 300.0, -5.0, 255.9, 2147483520.0};
+  auto expected = [&](double lo, double hi) {
+    std::vector<double> out;
+    for (double x : xs) out.push_back(std::isnan(x) ? 0 : std::clamp(std::trunc(x), lo, hi));
+    return out;
+  };
+  const Shape s{static_cast<int64_t>(xs.size())};
+  for (const Device& dev : {Device::cpu(), testing::gpu_device()}) {
+    SCOPED_TRACE(dev.to_string());
+    for (bool fused : {true, false}) {
+      FusionGuard guard(fused);
+      for (DType from : {DType::F32, DType::F64}) {
+        auto x = Tensor<1>::from_data(TensorData(xs, s), dev).cast(from);
+        auto to = [&](DType t) { return Tensor<1, Int>(ops::cast((x * 1.0).raw(), t)); };
+        testing::expect_tensor(to(DType::I32), s, expected(-2147483648.0, 2147483647.0));
+        testing::expect_tensor(to(DType::U8), s, expected(0, 255));
+        auto i64 = to(DType::I64).to_data().to_vec<int64_t>();
+        EXPECT_EQ(i64[1], INT64_MAX);
+        EXPECT_EQ(i64[2], INT64_MIN);
+        EXPECT_EQ(i64[3], 3000000000);
+        EXPECT_EQ(i64[7], INT64_MAX);
+        EXPECT_EQ(i64[0], 0);
+      }
     }
   }
 }
