@@ -186,6 +186,11 @@ bool valid_spirv(const std::vector<char>& binary) {
   return r == SPV_SUCCESS;
 }
 
+bool is_elf(const std::vector<char>& binary) {
+  return binary.size() > 4 && binary[0] == 0x7f && binary[1] == 'E' && binary[2] == 'L' &&
+         binary[3] == 'F';
+}
+
 runtime::KernelBinary kernel_binary(const KernelDesc& desc, const std::string& source,
                                     std::vector<char> binary, bool cuda) {
   runtime::KernelBinary bin;
@@ -252,8 +257,9 @@ std::shared_ptr<runtime::Kernel> get_kernel(const KernelDesc& desc, runtime::Bac
   bool from_disk = false;
   switch (read_entry(entry, key, binary)) {
     case EntryRead::Ok:
-      from_disk = cuda || valid_spirv(binary);
-      if (!from_disk) warn_bad_entry(entry, "is not valid SPIR-V");
+      // (A CUBIN the driver then rejects still loads through PTX: an older driver than NVRTC.)
+      from_disk = cuda ? is_elf(binary) : valid_spirv(binary);
+      if (!from_disk) warn_bad_entry(entry, cuda ? "is not a CUBIN" : "is not valid SPIR-V");
       break;
     case EntryRead::Bad:
       warn_bad_entry(entry, "is damaged or belongs to another kernel");

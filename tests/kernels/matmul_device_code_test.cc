@@ -2,13 +2,12 @@
 // after only the files it documents as its prerequisites and the integer typedefs of the CUDA
 // prelude, for Hopper (sm_90a: every instruction they use). Whole kernels that instantiate the
 // tiles are compiled by tests/jit/cuda_compile_test.cc.
-#include "kernels/matmul/device_code.h"
-
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
+#include "kernels/matmul/device_code.h"
 #include "runtime/cuda/nvrtc.h"
 
 namespace ember::kernels::matmul {
