@@ -1,6 +1,7 @@
 // Shape and layout ops: all views or data movement, lowered to reshape/permute/expand/slice/
 // flip/pad/concat.
 #include <algorithm>
+#include <limits>
 #include <numeric>
 
 #include "absl/strings/str_cat.h"
@@ -30,6 +31,9 @@ struct ResolvedRange {
 ResolvedRange resolve(const Range& r, int64_t size, int dim, const Shape& shape) {
   auto where = [&] { return absl::StrCat(" for dim ", dim, " of ", shape.to_string()); };
   if (r.step == 0) fail("slice", "step must not be 0" + where());
+  if (r.step == std::numeric_limits<int64_t>::min()) {
+    fail("slice", absl::StrCat("step ", r.step, " out of range", where()));
+  }
   int64_t start = r.start < 0 ? r.start + size : r.start;
   int64_t end = r.end.has_value() ? (*r.end < 0 ? *r.end + size : *r.end) : size;
   if (start < 0 || start > size || end < 0 || end > size) {
@@ -38,7 +42,7 @@ ResolvedRange resolve(const Range& r, int64_t size, int dim, const Shape& shape)
   }
   int64_t step = r.step < 0 ? -r.step : r.step;
   int64_t len = std::max<int64_t>(0, end - start);
-  int64_t count = (len + step - 1) / step;
+  int64_t count = len == 0 ? 0 : (len - 1) / step + 1;  // no overflow for huge steps
   if (r.step > 0 || count == 0) return {start, count, step, false};
   // Backwards from the last element of [start, end).
   int64_t last = count == 0 ? start : end - 1;

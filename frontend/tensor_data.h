@@ -53,7 +53,7 @@ class TensorData {
     if constexpr (std::is_same_v<T, bool>) {
       for (size_t i = 0; i < values.size(); ++i) bytes_[i] = std::byte(values[i] ? 1 : 0);
     } else {
-      std::memcpy(bytes_.data(), values.data(), bytes_.size());
+      if (!bytes_.empty()) std::memcpy(bytes_.data(), values.data(), bytes_.size());
     }
   }
   // A 1-D tensor of the values.

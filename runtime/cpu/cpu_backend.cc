@@ -21,7 +21,8 @@ class CpuBackend final : public Backend {
 
   Array upload(const TensorType& type, const void* data) override {
     Array a = cpu::allocate(type);
-    std::memcpy(raw_ptr(a), data, static_cast<size_t>(type.shape.numel()) * dtype_size(type.dtype));
+    size_t bytes = static_cast<size_t>(type.shape.numel()) * dtype_size(type.dtype);
+    if (bytes > 0) std::memcpy(raw_ptr(a), data, bytes);  // empty data may be a null pointer
     return a;
   }
 

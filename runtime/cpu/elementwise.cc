@@ -89,6 +89,8 @@ T unary_value(UnaryFn fn, T v) {
     case UnaryFn::Abs:
       if constexpr (std::is_unsigned_v<T>)
         return v;
+      else if constexpr (std::is_integral_v<T>)  // the most negative value stays itself
+        return v < T(0) ? static_cast<T>(-static_cast<std::make_unsigned_t<T>>(v)) : v;
       else
         return v < T(0) ? static_cast<T>(-v) : v;
     case UnaryFn::Sign:
@@ -161,6 +163,37 @@ void unary_typed(UnaryFn fn, const Array& x, Array& out) {
   throw Error(absl::StrCat(ir::binary_name(fn), ": integer division by zero"));
 }
 
+// Integers wrap (two's complement) as on the GPUs, computed in the unsigned type: signed
+// overflow is undefined in C++.
+template <class T>
+T wrap_add(T a, T b) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
+  } else {
+    return static_cast<T>(a + b);
+  }
+}
+template <class T>
+T wrap_sub(T a, T b) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(static_cast<U>(a) - static_cast<U>(b)));
+  } else {
+    return static_cast<T>(a - b);
+  }
+}
+template <class T>
+T wrap_mul(T a, T b) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    // uint8/16 promote to int, whose product can overflow: multiply as at least 32-bit unsigned.
+    using U = std::conditional_t<(sizeof(T) < 4), uint32_t, std::make_unsigned_t<T>>;
+    return static_cast<T>(static_cast<U>(static_cast<U>(a) * static_cast<U>(b)));
+  } else {
+    return static_cast<T>(a * b);
+  }
+}
+
 template <class T>
 T int_pow(T base, T exp) {
   if (exp < T(0)) {
@@ -172,8 +205,8 @@ T int_pow(T base, T exp) {
   }
   T result = 1;
   while (exp > T(0)) {
-    if (exp & T(1)) result = static_cast<T>(result * base);
-    base = static_cast<T>(base * base);
+    if (exp & T(1)) result = wrap_mul(result, base);
+    base = wrap_mul(base, base);
     exp = static_cast<T>(exp >> 1);
   }
   return result;
@@ -183,11 +216,11 @@ template <class T>
 T binary_arith(BinaryFn fn, T a, T b) {
   switch (fn) {
     case BinaryFn::Add:
-      return static_cast<T>(a + b);
+      return wrap_add(a, b);
     case BinaryFn::Sub:
-      return static_cast<T>(a - b);
+      return wrap_sub(a, b);
     case BinaryFn::Mul:
-      return static_cast<T>(a * b);
+      return wrap_mul(a, b);
     case BinaryFn::Max:
       if constexpr (std::is_floating_point_v<T>) {
         if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<T>::quiet_NaN();

@@ -730,3 +730,43 @@ TEST(FloatDtypes, TensorDataConvert) {
 
 }  // namespace
 }  // namespace ember
+
+namespace ember {
+namespace {
+
+// Integer overflow wraps (two's complement) on the CPU as on the GPUs, without C++ undefined
+// behaviour (UBSan flagged the CPU's i64 arithmetic). Expected values from unsigned arithmetic.
+TEST(IntWrap, OverflowWrapsOnTheCpu) {
+  Device cpu = Device::cpu();
+  auto wrap64 = [](uint64_t v) { return static_cast<int64_t>(v); };
+  const int64_t max64 = INT64_MAX, min64 = INT64_MIN;
+  auto big =
+      Tensor<1, Int>::from_data(TensorData(std::vector<int64_t>{max64, min64, 3}, Shape{3}), cpu);
+  auto one = Tensor<1, Int>::from_data(TensorData(std::vector<int64_t>{1, 1, 1}, Shape{3}), cpu);
+  auto sum = (big + one).to_data().to_vec<int64_t>();
+  EXPECT_EQ(sum[0], min64);
+  EXPECT_EQ(sum[1], wrap64(uint64_t(min64) + 1));
+  auto diff = (big - one - one).to_data().to_vec<int64_t>();
+  EXPECT_EQ(diff[1], wrap64(uint64_t(min64) - 2));
+  auto prod = (big * big).to_data().to_vec<int64_t>();
+  EXPECT_EQ(prod[0], wrap64(uint64_t(max64) * uint64_t(max64)));
+  auto neg = (-big).to_data().to_vec<int64_t>();
+  EXPECT_EQ(neg[1], min64);  // -INT64_MIN wraps to itself
+  EXPECT_EQ(big.abs().to_data().to_vec<int64_t>()[1], min64);
+  auto i32 = Tensor<1, Int>::from_ints({INT32_MAX, INT32_MIN}, cpu);
+  auto twice = (i32 * 2).to_data().to_vec<int32_t>();
+  EXPECT_EQ(twice[0], static_cast<int32_t>(uint32_t(INT32_MAX) * 2u));
+  EXPECT_EQ(twice[1], 0);
+  EXPECT_EQ(i32.abs().to_data().to_vec<int32_t>()[1], INT32_MIN);
+}
+
+// Slice steps at the ends of int64: INT64_MIN (whose negation is undefined) is an error, a huge
+// positive step takes one element.
+TEST(IntWrap, ExtremeSliceSteps) {
+  auto x = Tensor<1>::from_data({1.0, 2.0, 3.0}, Device::cpu());
+  testing::expect_error([&] { x.slice({Range(0, 3, INT64_MIN)}); }, {"slice", "step"});
+  testing::expect_tensor(x.slice({Range(0, 3, INT64_MAX)}), Shape{1}, {1});
+}
+
+}  // namespace
+}  // namespace ember
