@@ -12,8 +12,7 @@ bool cuda_test_device() {
   return dev.type() == DeviceType::Cuda && dev.is_available();
 }
 
-#define EMBER_REQUIRE_CUDA() \
-  if (!cuda_test_device()) GTEST_SKIP() << "the test device is not CUDA"
+#define EMBER_REQUIRE_CUDA() EMBER_SKIP_UNLESS(cuda_test_device(), "the test device is not CUDA")
 
 // Several kernels per flush: a matmul with its epilogue, a column reduction over its result
 // and a pointwise kernel reading both. `scale` is a runtime scalar of the plan.

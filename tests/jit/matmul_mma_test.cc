@@ -19,7 +19,7 @@ bool tensor_core_device() {
 }
 
 #define EMBER_REQUIRE_TENSOR_CORES() \
-  if (!tensor_core_device()) GTEST_SKIP() << "the test device has no tensor cores"
+  EMBER_SKIP_UNLESS(tensor_core_device(), "the test device has no tensor cores")
 
 // Runs the CPU/GPU comparison and returns how many tensor-core kernels the GPU run launched.
 int64_t mma_launches_of(const testing::Program& p, double rtol, double atol) {
