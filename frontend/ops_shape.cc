@@ -93,8 +93,8 @@ RawTensor reshape(const RawTensor& x, const std::vector<int64_t>& dims) {
       infer = static_cast<int>(i);
     } else if (out[i] < 0) {
       fail("reshape", "negative size in " + dims_text(dims));
-    } else {
-      known *= out[i];
+    } else if (__builtin_mul_overflow(known, out[i], &known)) {
+      fail("reshape", absl::StrCat(dims_text(dims), " has more elements than int64 can count"));
     }
   }
   if (infer >= 0) {

@@ -1,5 +1,7 @@
 #include "ir/shape.h"
 
+#include <cstdint>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "ir/error.h"
@@ -7,8 +9,12 @@
 namespace ember {
 
 int64_t Shape::numel() const {
+  // Saturates instead of wrapping (undefined): a count past int64 reads as INT64_MAX, which no
+  // real tensor has, and Builder::add rejects such shapes when an op records them.
   int64_t n = 1;
-  for (int64_t d : dims) n *= d;
+  for (int64_t d : dims) {
+    if (__builtin_mul_overflow(n, d, &n)) return INT64_MAX;
+  }
   return n;
 }
 

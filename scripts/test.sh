@@ -13,3 +13,5 @@ EMBER_CACHE_DIR=$(mktemp -d)
 export EMBER_CACHE_DIR
 trap 'rm -rf "$EMBER_CACHE_DIR"' EXIT
 ctest --test-dir build --output-on-failure -j "$(nproc)"
+# The CPU-side suites again under AddressSanitizer and UndefinedBehaviorSanitizer.
+bash scripts/sanitize.sh
