@@ -1,7 +1,10 @@
-// Fusion of the canonical patterns, read from the stats API on Vulkan.
+// Fusion of the canonical patterns, read from the stats API on Vulkan; each fused kernel's
+// results are checked too, against plain loops in double over the same host data.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "tests/jit/gpu_util.h"
 
@@ -9,6 +12,40 @@ namespace ember {
 namespace {
 
 using testing::host_uniform;
+
+std::vector<double> values(const TensorData& d) { return d.to_vec<double>(); }
+
+// Expects `got` (read from the device) to hold `want`, element by element, within f32 rounding.
+template <int D>
+void expect_values(const Tensor<D>& got, const std::vector<double>& want, double tol = 1e-5) {
+  std::vector<double> g = got.to_data().template to_vec<double>();
+  ASSERT_EQ(g.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    ASSERT_NEAR(g[i], want[i], tol * (1 + std::abs(want[i]))) << "element " << i;
+  }
+}
+
+// Row-wise softmax of a rows x cols matrix.
+std::vector<double> softmax_rows(const std::vector<double>& x, int64_t rows, int64_t cols) {
+  std::vector<double> y(x.size());
+  for (int64_t r = 0; r < rows; ++r) {
+    const double* in = &x[r * cols];
+    double mx = *std::max_element(in, in + cols), sum = 0;
+    for (int64_t c = 0; c < cols; ++c) sum += std::exp(in[c] - mx);
+    for (int64_t c = 0; c < cols; ++c) y[r * cols + c] = std::exp(in[c] - mx) / sum;
+  }
+  return y;
+}
+
+// a (m x k) times b (k x n).
+std::vector<double> matmul(const std::vector<double>& a, const std::vector<double>& b, int64_t m,
+                           int64_t k, int64_t n) {
+  std::vector<double> c(static_cast<size_t>(m * n), 0.0);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j)
+      for (int64_t l = 0; l < k; ++l) c[i * n + j] += a[i * k + l] * b[l * n + j];
+  return c;
+}
 
 // Kernels launched (and compiles) by running `f` once with its inputs already on the device.
 struct Count {
@@ -34,6 +71,9 @@ TEST(KernelCount, GeluIsOneKernel) {
   Count c = count_kernels(dev, [&] { y = x * ((x / std::sqrt(2.0)).erf() + 1.0) / 2.0; });
   EXPECT_EQ(c.kernels, 1);
   EXPECT_GE(c.fused, 5);
+  std::vector<double> want = values(host_uniform({64, 33}, 1));
+  for (double& v : want) v = v * (std::erf(v / std::sqrt(2.0)) + 1) / 2;
+  expect_values(y, want);
 }
 
 TEST(KernelCount, SoftmaxOverRowsIsOneKernel) {
@@ -46,6 +86,7 @@ TEST(KernelCount, SoftmaxOverRowsIsOneKernel) {
     y = e / e.sum_dim(1);
   });
   EXPECT_EQ(c.kernels, 1);
+  expect_values(y, softmax_rows(values(host_uniform({16, 100}, 2)), 16, 100));
 }
 
 TEST(KernelCount, LayerNormAtMostTwoKernels) {
@@ -62,6 +103,16 @@ TEST(KernelCount, LayerNormAtMostTwoKernels) {
     y = centered / (var + 1e-5).sqrt() * w + b;
   });
   EXPECT_LE(c.kernels, 2);
+  std::vector<double> xs = values(host_uniform({8, 64}, 3)), ws = values(host_uniform({1, 64}, 4)),
+                      bs = values(host_uniform({1, 64}, 5)), want(xs.size());
+  for (int r = 0; r < 8; ++r) {
+    double mean = 0, var = 0;
+    for (int i = 0; i < 64; ++i) mean += xs[r * 64 + i] / 64;
+    for (int i = 0; i < 64; ++i) var += (xs[r * 64 + i] - mean) * (xs[r * 64 + i] - mean) / 64;
+    for (int i = 0; i < 64; ++i)
+      want[r * 64 + i] = (xs[r * 64 + i] - mean) / std::sqrt(var + 1e-5) * ws[i] + bs[i];
+  }
+  expect_values(y, want, 1e-4);
 }
 
 TEST(KernelCount, AdamUpdateIsOneKernelWithThreeOutputs) {
@@ -80,6 +131,18 @@ TEST(KernelCount, AdamUpdateIsOneKernelWithThreeOutputs) {
     p = p - m_hat * lr / (v_hat.sqrt() + eps);
   });
   EXPECT_EQ(c.kernels, 1);
+  std::vector<double> ps = values(host_uniform({1000}, 6)), gs = values(host_uniform({1000}, 7)),
+                      ms = values(host_uniform({1000}, 8)),
+                      vs = values(host_uniform({1000}, 9, 0.0, 1.0));
+  for (size_t i = 0; i < ps.size(); ++i) {
+    ms[i] = ms[i] * b1 + gs[i] * (1 - b1);
+    vs[i] = vs[i] * b2 + gs[i] * gs[i] * (1 - b2);
+    double m_hat = ms[i] / (1 - std::pow(b1, t)), v_hat = vs[i] / (1 - std::pow(b2, t));
+    ps[i] -= m_hat * lr / (std::sqrt(v_hat) + eps);
+  }
+  expect_values(m, ms);
+  expect_values(v, vs);
+  expect_values(p, ps);
 }
 
 TEST(KernelCount, MatmulBiasReluIsOneKernel) {
@@ -91,6 +154,11 @@ TEST(KernelCount, MatmulBiasReluIsOneKernel) {
   Tensor<2> y;
   Count c = count_kernels(dev, [&] { y = activation::relu(x.matmul(w) + b); });
   EXPECT_EQ(c.kernels, 1);
+  std::vector<double> want =
+      matmul(values(host_uniform({20, 30}, 10)), values(host_uniform({30, 17}, 11)), 20, 30, 17);
+  std::vector<double> bs = values(host_uniform({1, 17}, 12));
+  for (size_t i = 0; i < want.size(); ++i) want[i] = std::max(0.0, want[i] + bs[i % 17]);
+  expect_values(y, want, 1e-4);
 }
 
 TEST(KernelCount, RepeatedStepCompilesNothingNew) {
@@ -106,6 +174,16 @@ TEST(KernelCount, RepeatedStepCompilesNothingNew) {
   Count c = count_kernels(dev, step);
   EXPECT_EQ(c.compiles, 0);
   EXPECT_GT(c.kernels, 0);
+  // Both steps computed: x <- softmax(relu(x w)) / 2 + x / 2, twice.
+  std::vector<double> xs = values(host_uniform({8, 16}, 13)),
+                      ws = values(host_uniform({16, 16}, 14));
+  for (int s = 0; s < 2; ++s) {
+    std::vector<double> h = matmul(xs, ws, 8, 16, 16);
+    for (double& v : h) v = std::max(0.0, v);
+    std::vector<double> sm = softmax_rows(h, 8, 16);
+    for (size_t i = 0; i < xs.size(); ++i) xs[i] = sm[i] * 0.5 + xs[i] * 0.5;
+  }
+  expect_values(x, xs, 1e-4);
 }
 
 }  // namespace
