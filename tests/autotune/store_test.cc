@@ -131,7 +131,32 @@ void expect_works_in_memory(Store& store) {
   EXPECT_FALSE(store.lookup("mem|1").has_value());
 }
 
-bool running_as_root() { return geteuid() == 0; }
+// Runs `body` as an unprivileged user, so that permission bits hold: in this process when it is
+// not root; as root (CI runs as root, and root ignores permission bits) in a forked child that
+// drops to uid/gid 65534 ("nobody") after `dir`'s files are given to it. The child's failures
+// print there and fail the test through its exit status.
+void as_unprivileged_user(const std::string& dir, const std::function<void()>& body) {
+  if (geteuid() != 0) {
+    body();
+    return;
+  }
+  const uid_t nobody = 65534;
+  ASSERT_EQ(lchown(dir.c_str(), nobody, nobody), 0) << dir;
+  for (const auto& f : fs::recursive_directory_iterator(dir))
+    ASSERT_EQ(lchown(f.path().c_str(), nobody, nobody), 0) << f.path();
+  ASSERT_FALSE(::testing::Test::HasFailure());
+  std::fflush(stdout);
+  pid_t pid = spawn([&] {
+    if (setgid(nobody) != 0 || setuid(nobody) != 0) {
+      std::perror("dropping root for a permission test");
+      return 2;
+    }
+    body();
+    std::fflush(stdout);
+    return ::testing::Test::HasFailure() ? 1 : 0;
+  });
+  EXPECT_EQ(wait_for(pid), 0) << "the unprivileged run failed (its messages are above)";
+}
 
 TEST(AutotuneStore, RecordThenLookup) {
   ScratchDir dir;
@@ -424,30 +449,37 @@ TEST(AutotuneStore, UnusablePathsFallBackToMemory) {
 }
 
 TEST(AutotuneStore, ReadOnlyDirectoryFallsBackToMemory) {
-  if (running_as_root()) GTEST_SKIP() << "root ignores permission bits (UnusablePaths covers it)";
   ScratchDir dir;
   fs::create_directory(dir.file("ro"));
   fs::permissions(dir.file("ro"), fs::perms(0555));
-  Store store(dir.file("ro/autotune.sqlite"));
-  expect_works_in_memory(store);
+  as_unprivileged_user(dir.file(""), [&] {
+    Store store(dir.file("ro/autotune.sqlite"));
+    expect_works_in_memory(store);
+  });
+  EXPECT_FALSE(fs::exists(dir.file("ro/autotune.sqlite")));
   fs::permissions(dir.file("ro"), fs::perms(0755));
 }
 
 // A database that can be read but not written still serves its winners, from memory.
 TEST(AutotuneStore, ReadOnlyFileFallsBackToMemory) {
-  if (running_as_root()) GTEST_SKIP() << "root ignores permission bits";
   ScratchDir dir;
   Entry e = make_entry("k");
   { Store(dir.db()).record(e); }
   fs::permissions(dir.db(), fs::perms(0444));
-  Store store(dir.db());
-  EXPECT_FALSE(store.persistent());
-  EXPECT_NE(store.warning(), "");
-  std::optional<Entry> got = store.lookup("k");
-  ASSERT_TRUE(got.has_value());
-  expect_same(*got, e);
-  store.record(make_entry("k2"));
-  EXPECT_TRUE(store.lookup("k2").has_value());
+  as_unprivileged_user(dir.file(""), [&] {
+    Store store(dir.db());
+    EXPECT_FALSE(store.persistent());
+    EXPECT_NE(store.warning(), "");
+    std::optional<Entry> got = store.lookup("k");
+    ASSERT_TRUE(got.has_value());
+    expect_same(*got, e);
+    store.record(make_entry("k2"));
+    EXPECT_TRUE(store.lookup("k2").has_value());
+  });
+  // The file is as it was: k2 went to memory only.
+  Store again(dir.db());
+  EXPECT_TRUE(again.lookup("k").has_value());
+  EXPECT_FALSE(again.lookup("k2").has_value());
 }
 
 TEST(AutotuneStore, DefaultStorePath) {
