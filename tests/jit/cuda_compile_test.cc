@@ -11,6 +11,7 @@
 #include "jit/lower.h"
 #include "jit/plan.h"
 #include "runtime/cuda/nvrtc.h"
+#include "tests/jit/gpu_util.h"
 
 namespace ember::jit {
 namespace {
@@ -156,7 +157,7 @@ std::vector<Case> cases() {
 }
 
 TEST(CudaCompile, EveryKernelPatternCompilesWithNvrtc) {
-  if (runtime::cuda::nvrtc_version() == "none") GTEST_SKIP() << "NVRTC unavailable";
+  EMBER_SKIP_UNLESS(runtime::cuda::nvrtc_version() != "none", "NVRTC unavailable");
   int compiled = 0;
   for (const Case& c : cases()) {
     for (bool fusion : {true, false}) {
@@ -209,7 +210,7 @@ std::vector<LoweredKernel> lower_with_mma(ir::Graph& g, const std::vector<ValueI
 // x @ w, x @ w^T, x^T @ g), batched with broadcasting and with a fused epilogue, compiles for
 // Hopper; operands it cannot stream (unaligned K) fall back to the SIMT template.
 TEST(CudaCompile, TensorCoreMatmulsCompileWithNvrtc) {
-  if (runtime::cuda::nvrtc_version() == "none") GTEST_SKIP() << "NVRTC unavailable";
+  EMBER_SKIP_UNLESS(runtime::cuda::nvrtc_version() != "none", "NVRTC unavailable");
   int compiled = 0;
   for (DType t : {DType::F16, DType::BF16, DType::F32}) {
     for (bool a_t : {false, true}) {
@@ -255,7 +256,7 @@ TEST(CudaCompile, TensorCoreMatmulsCompileWithNvrtc) {
 // The wgmma tiles (Hopper warpgroup mma) compile in f16 and bf16 with a K-major A and either B;
 // where they cannot run (TF32, an M-major A) the lowering takes a mma.sync tile instead.
 TEST(CudaCompile, WgmmaTilesCompileOrFallBack) {
-  if (runtime::cuda::nvrtc_version() == "none") GTEST_SKIP() << "NVRTC unavailable";
+  EMBER_SKIP_UNLESS(runtime::cuda::nvrtc_version() != "none", "NVRTC unavailable");
   int wgmma = 0;
   for (int tile = 1; tile <= kMmaTileCount; ++tile) {
     if (!kMmaTiles[tile - 1].wgmma) continue;
@@ -317,7 +318,7 @@ TEST(CudaCompile, TiledViewsOfOneRowAndNMajorB) {
 // The f32 vector tile (KernelPlan::block = kVectorTileBlock) compiles, batched with a fused
 // epilogue, for x @ w; x @ w^T, x^T @ w and rows of an odd length take the SIMT template.
 TEST(CudaCompile, VectorTileCompilesOrFallsBack) {
-  if (runtime::cuda::nvrtc_version() == "none") GTEST_SKIP() << "NVRTC unavailable";
+  EMBER_SKIP_UNLESS(runtime::cuda::nvrtc_version() != "none", "NVRTC unavailable");
   int tiles = 0;
   // A B, A B^T, A^T B, odd K, and a K of 70 sliced from rows of 72 (aligned rows, a partial
   // last chunk).
@@ -360,7 +361,7 @@ TEST(CudaCompile, VectorTileCompilesOrFallsBack) {
 }
 
 TEST(CudaCompile, UnalignedMatmulRowsFallBackToSimt) {
-  if (runtime::cuda::nvrtc_version() == "none") GTEST_SKIP() << "NVRTC unavailable";
+  EMBER_SKIP_UNLESS(runtime::cuda::nvrtc_version() != "none", "NVRTC unavailable");
   ir::Graph g;
   Builder b(g);
   ValueId mm = b.matmul(in(b, DType::BF16, {16, 33}), in(b, DType::BF16, {33, 16}));

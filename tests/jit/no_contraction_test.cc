@@ -49,7 +49,7 @@ LoweredKernel multiply_add() {
 }
 
 TEST(NoContraction, CudaPointwiseHasNoFma) {
-  if (runtime::cuda::nvrtc_version() == "none") GTEST_SKIP() << "NVRTC unavailable";
+  EMBER_SKIP_UNLESS(runtime::cuda::nvrtc_version() != "none", "NVRTC unavailable");
   LoweredKernel lk = multiply_add();
   std::vector<char> ptx = runtime::cuda::nvrtc_compile(render_cuda(lk.desc), "mad", "sm_90a", true);
   std::string text(ptx.begin(), ptx.end());
@@ -58,7 +58,7 @@ TEST(NoContraction, CudaPointwiseHasNoFma) {
 }
 
 TEST(NoContraction, CudaSimtMatmulKeepsFma) {
-  if (runtime::cuda::nvrtc_version() == "none") GTEST_SKIP() << "NVRTC unavailable";
+  EMBER_SKIP_UNLESS(runtime::cuda::nvrtc_version() != "none", "NVRTC unavailable");
   ir::Graph g;
   Builder b(g);
   ValueId a = b.input(0, {DType::F32, {33, 17}}), c = b.input(1, {DType::F32, {17, 9}});
