@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 """The autotune tables of scripts/gpu-autotune.sh: square matmuls, row kernels (softmax,
 layer norm) and elementwise workloads (gelu, adam, copy: pointwise kernels) with the heuristic variant (EMBER_AUTOTUNE=off) and the tuned one (=on), from
-ember_bench JSON, with each key's winner and candidate times from `ember-autotune export` JSON.
+ember_bench JSON (medians of the repetitions), with each key's winner and candidate times from
+`ember-autotune export` JSON.
 
   python3 bench/autotune_report.py autotune_*_off.json autotune_*_on.json autotune_*_cache.json
 """
 import json
 import re
 import sys
+
+from bench_json import median_runs
 
 # The reductions each row workload's key names (its flags end with them).
 ROW_REDUCTIONS = {"softmax": "max+sum", "layernorm": "sum+sum"}
@@ -21,7 +24,7 @@ def main(paths):
             entries += data
             continue
         mode = "on" if p.endswith("_on.json") else "off"
-        for b in data["benchmarks"]:
+        for b in median_runs(p):
             r = re.match(r"BM_(softmax|layernorm)_(\d+)x(\d+)/fused:1", b["name"])
             if r and not b.get("error_occurred"):
                 device = b.get("label", "?").split()[0]

@@ -9,21 +9,23 @@ import json
 import re
 import sys
 
+from bench_json import median_runs
+
 
 notes = {}  # workload -> why Ember skipped it
 
 
 def load_ember(path):
-    """{(workload, device): {"fused": ms, "unfused": ms, "gbps"/"tflops": value}}"""
+    """{(workload, device): {"fused": ms, "unfused": ms, "gbps"/"tflops": value}}, medians"""
     rows = {}
-    for b in json.load(open(path))["benchmarks"]:
+    for b in median_runs(path):
         m = re.match(r"BM_(\w+)/fused:(\d)", b["name"])
-        if not m or b.get("run_type") == "aggregate":
+        if not m:
             continue
         if b.get("error_occurred"):
             notes.setdefault(m.group(1), b.get("error_message", "skipped"))
             continue
-        device, mode = b.get("label", "? ?").split()[:2]
+        device, mode, *note = b.get("label", "? ?").split()
         ms = b["real_time"] if b.get("time_unit") == "ms" else b["real_time"] / 1e6
         entry = rows.setdefault((m.group(1), device), {})
         entry[mode] = ms
@@ -33,15 +35,19 @@ def load_ember(path):
             for key, unit in (("GB", "GB/s"), ("TFLOP", "TFLOP/s")):
                 if key in b:
                     entry["rate"] = f"{b[key]:.0f} {unit}" if key == "GB" else f"{b[key]:.1f} {unit}"
+            if "plain-f32" in note:  # a TF32 workload without TF32 tensor cores
+                entry["rate"] = entry.get("rate", "") + " (plain f32: no TF32 here)"
     return rows
 
 
 def load_start(path):
-    """[(device, "cold"|"warm", ms, compiles)] from BM_start."""
+    """[(device, "cold"|"warm", ms, compiles)] from BM_start, medians of its starts."""
     rows = []
-    for b in json.load(open(path))["benchmarks"]:
+    for b in median_runs(path):
         m = re.match(r"BM_start/warm:(\d)", b["name"])
-        if m:
+        if m and b.get("error_occurred"):
+            notes.setdefault("start", b.get("error_message", "failed"))
+        elif m:
             device = b.get("label", "?").split()[0]
             ms = b["real_time"] if b.get("time_unit") == "ms" else b["real_time"] / 1e6
             rows.append((device, "warm" if m.group(1) == "1" else "cold", ms, b.get("compiles", 0)))

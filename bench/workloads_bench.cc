@@ -3,6 +3,8 @@
 // the CPU and CPU Vulkan drivers) elsewhere. Times are device timestamps where the device has
 // them (manual time), else wall time; the first run of each workload (compiles) is excluded.
 // Counters: bytes_per_second (bytes a perfect kernel moves), kernels per iteration, peak memory.
+// Each benchmark runs five times and reports the median (and mean, stddev) of the five, as
+// torch_reference.py reports medians; --benchmark_repetitions on the command line overrides it.
 #include <benchmark/benchmark.h>
 #include <ember/ember.h>
 #include <unistd.h>
@@ -13,6 +15,7 @@
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "jit/compile.h"
@@ -95,12 +98,25 @@ Tensor<2> mat(int64_t r, int64_t c, uint32_t seed) {
   return t;
 }
 
+// A copy (PyTorch's dst.copy_(src)): tensors are immutable, so a copy is a new buffer with the
+// same values, which a JIT device's flush makes for an output that is a view of a stored input:
+// a kernel that loads and stores each element with no arithmetic (x + 0 would add, and turn -0
+// into +0). The CPU reference backend serves views without copying: nothing to time there.
 void BM_copy_1GiB(benchmark::State& state) {
   int64_t n = (int64_t{1} << 28) / shrink();
   auto x = vec(n, 1);
-  Tensor<1> y;
+  Tensor<2> y;
   run_timed(
-      state, state.range(0), [&] { y = x + 0.0; }, 8.0 * n);
+      state, state.range(0),
+      [&] {
+        y = x.reshape({2, n / 2});
+      },
+      8.0 * n);
+  // A reshape served as an alias of x would time nothing: one kernel, and x and y both held.
+  const double two_buffers_mib = 2.0 * 4.0 * static_cast<double>(n) / (1 << 20);
+  if (state.counters["kernels"] != 1 || state.counters["peak_MiB"] < two_buffers_mib) {
+    state.SkipWithError("copy: the reshape stayed a view of x here (no copy kernel)");
+  }
 }
 
 void BM_gelu_64M(benchmark::State& state) {
@@ -177,6 +193,15 @@ void BM_matmul_8192_bf16(benchmark::State& state) {
       state, state.range(0), [&] { c = a.matmul(b); }, 0, 2.0 * n * n * n);
 }
 
+// A TF32 benchmark's label: the device and `what`, then "plain-f32" where no matmul ran on
+// tensor cores (Vulkan, the CPU, CUDA before sm_80): the time is then an exact f32 matmul's, not
+// a TF32 one. The tf32 counter is 1 when the matmuls ran on TF32 tensor cores, else 0.
+void label_tf32(benchmark::State& state, const std::string& what) {
+  const bool tf32 = state.counters.count("mma_kernels") > 0;
+  state.counters["tf32"] = tf32 ? 1 : 0;
+  state.SetLabel(bench_device().to_string() + what + (tf32 ? "" : " plain-f32"));
+}
+
 // Square matmuls at the autotune table's sizes (type 0 f32, 1 bf16, 2 f32 on TF32): compared
 // with EMBER_AUTOTUNE=off (the heuristic variant) and =on (the tuned one; tuning happens in the
 // warm-up steps).
@@ -192,8 +217,14 @@ void BM_matmul_square(benchmark::State& state) {
   run_timed(
       state, true, [&] { c = a.matmul(b); }, 0, 2.0 * n * n * n);
   set_matmul_precision(saved);
-  state.SetLabel(bench_device().to_string() + " " + names[state.range(1)] + " autotune=" +
-                 (std::getenv("EMBER_AUTOTUNE") ? std::getenv("EMBER_AUTOTUNE") : "default"));
+  const std::string what =
+      std::string(" ") + names[state.range(1)] +
+      " autotune=" + (std::getenv("EMBER_AUTOTUNE") ? std::getenv("EMBER_AUTOTUNE") : "default");
+  if (state.range(1) == 2) {
+    label_tf32(state, what);
+  } else {
+    state.SetLabel(bench_device().to_string() + what);
+  }
 }
 
 // A long-K f32 matmul with a small output (1024 x 16384 x 1024: 64 output tiles of 128 x 128)
@@ -220,7 +251,7 @@ void BM_matmul_long_k(benchmark::State& state) {
 }
 
 // f32 operands on TF32 tensor cores (set_matmul_precision(High), as PyTorch's allow_tf32);
-// devices without tensor cores run the exact f32 template.
+// devices without tensor cores run the exact f32 template, and the label says so.
 void BM_matmul_4096_tf32(benchmark::State& state) {
   int64_t n = 4096 / (shrink() > 1 ? 8 : 1);
   auto a = mat(n, n, 11), b = mat(n, n, 12);
@@ -231,6 +262,7 @@ void BM_matmul_4096_tf32(benchmark::State& state) {
   run_timed(
       state, state.range(0), [&] { c = a.matmul(b); }, 0, 2.0 * n * n * n);
   set_matmul_precision(saved);
+  label_tf32(state, state.range(0) != 0 ? " fused" : " unfused");
 }
 
 // Wall time per step; record_us is the part spent recording the 200 ops (host only), the rest
@@ -278,7 +310,9 @@ void adam_step(Tensor<2>& p, Tensor<2>& m, Tensor<2>& v, const Tensor<2>& g, int
 }
 
 // 3 x Linear(2048, 2048) with ReLU between, MSE loss, backward and Adam: one training step,
-// timed on the wall clock (host overhead included, as a training loop sees it).
+// timed on the wall clock (host overhead included, as a training loop sees it). Its matmuls,
+// 2 * batch * width^2 FLOP each: three forward, three weight gradients, and two input gradients
+// (layers 2 and 3; the first layer's input x needs none): 16 * batch * width^2.
 void BM_mlp_train_step(benchmark::State& state) {
   int64_t width = 2048 / (shrink() > 1 ? 16 : 1), batch = 1024 / (shrink() > 1 ? 16 : 1);
   std::vector<Linear> layers{Linear(width, width, 20), Linear(width, width, 21),
@@ -301,7 +335,7 @@ void BM_mlp_train_step(benchmark::State& state) {
           adam_step(l.b, l.mb, l.vb, gb, t);
         }
       },
-      0, 6.0 * 3 * batch * width * width, /*wall_time=*/true);
+      0, 16.0 * batch * width * width, /*wall_time=*/true);
 }
 
 Tensor<3> layer_norm(const Tensor<3>& x, const Tensor<3>& w, const Tensor<3>& b) {
@@ -380,11 +414,19 @@ void BM_start(benchmark::State& state) {
     return loss.into_scalar();
   };
   int run = 0;
-  if (warm) {  // fill the disk cache once
+  if (warm) {
+    // Fill the disk cache with every kernel a timed step uses. One step is not enough: the first
+    // reads parameters still pending from their initialisation and the zero moments, later steps
+    // read the previous step's results, which is another graph with other kernels (and where
+    // kernels are tuned, the first steps tune them and the next compile the winners).
     setenv("EMBER_CACHE_DIR", (base + "-warm").c_str(), 1);
-    jit::clear_plan_cache();
-    jit::clear_memory_cache();
-    step();
+    for (int i = 0; i < 5; ++i) {
+      jit::clear_plan_cache();
+      jit::clear_memory_cache();
+      reset_stats(dev);
+      step();
+      if (i > 0 && stats(dev).compiles == 0) break;
+    }
   }
   reset_stats(dev);
   for (auto _ : state) {
@@ -401,6 +443,8 @@ void BM_start(benchmark::State& state) {
   state.counters["compiles"] =
       static_cast<double>(s.compiles) / std::max<int64_t>(1, state.iterations());
   state.SetLabel(dev.to_string() + (warm ? " warm (disk cache)" : " cold (empty cache)"));
+  // A warm start that compiles measures a cold one in part: an error, not a figure.
+  if (warm && s.compiles > 0) state.SkipWithError("warm start compiled kernels: disk cache missed");
   std::filesystem::remove_all(base + "-warm");
   for (int i = 0; i < run; ++i) std::filesystem::remove_all(base + "-cold-" + std::to_string(i));
   unsetenv("EMBER_CACHE_DIR");
@@ -431,10 +475,46 @@ BENCHMARK(BM_matmul_long_k)
     ->Arg(1)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_start)->ArgName("warm")->Arg(0)->Arg(1)->Iterations(3)->UseManualTime()->Unit(
-    benchmark::kMillisecond);
+// One start per repetition: the median of three starts.
+BENCHMARK(BM_start)
+    ->ArgName("warm")
+    ->Arg(0)
+    ->Arg(1)
+    ->Iterations(1)
+    ->Repetitions(3)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+
+// Whether the command line sets `flag` (--name or --name=value).
+bool has_flag(int argc, char** argv, std::string_view flag) {
+  for (int i = 1; i < argc; ++i) {
+    std::string_view a = argv[i];
+    if (a == flag ||
+        (a.size() > flag.size() && a.substr(0, flag.size()) == flag && a[flag.size()] == '='))
+      return true;
+  }
+  return false;
+}
 
 }  // namespace
 }  // namespace ember
 
-BENCHMARK_MAIN();
+// BENCHMARK_MAIN with medians by default: five repetitions, only their aggregates reported
+// (report.py reads the median), unless the command line chooses its own.
+int main(int argc, char** argv) {
+  std::vector<char*> args(argv, argv + argc);
+  std::string reps = "--benchmark_repetitions=5";
+  std::string aggregates = "--benchmark_report_aggregates_only=true";
+  if (!ember::has_flag(argc, argv, "--benchmark_repetitions")) args.push_back(reps.data());
+  if (!ember::has_flag(argc, argv, "--benchmark_report_aggregates_only") &&
+      !ember::has_flag(argc, argv, "--benchmark_display_aggregates_only")) {
+    args.push_back(aggregates.data());
+  }
+  int n = static_cast<int>(args.size());
+  args.push_back(nullptr);
+  benchmark::Initialize(&n, args.data());
+  if (benchmark::ReportUnrecognizedArguments(n, args.data())) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
