@@ -6,6 +6,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <set>
 #include <string_view>
 
 #include "absl/strings/str_cat.h"
@@ -20,10 +21,33 @@ namespace {
 // Parameters for the launches of one command buffer live in one host-visible arena.
 constexpr size_t kParamArenaBytes = 1 << 20;
 
+class VulkanKernel;
+
+// The kernels of one backend that are alive. The kernel caches keep kernels for the whole
+// process, so the backend's shutdown at exit destroys their pipelines through this set.
+class KernelSet {
+ public:
+  void add(VulkanKernel* k) {
+    std::lock_guard lock(mutex_);
+    kernels_.insert(k);
+  }
+  void remove(VulkanKernel* k) {
+    std::lock_guard lock(mutex_);
+    kernels_.erase(k);
+  }
+  void release_all();
+
+ private:
+  std::mutex mutex_;
+  std::set<VulkanKernel*> kernels_;
+};
+
 class VulkanKernel final : public Kernel {
  public:
-  VulkanKernel(const Context& ctx, const KernelBinary& bin);
+  VulkanKernel(const Context& ctx, const KernelBinary& bin, KernelSet& set);
   ~VulkanKernel() override;
+  // Destroys the pipeline and its layouts (once; the device shutting down, or the destructor).
+  void release();
   VkPipeline pipeline = VK_NULL_HANDLE;
   VkPipelineLayout layout = VK_NULL_HANDLE;
   VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
@@ -31,13 +55,30 @@ class VulkanKernel final : public Kernel {
   int push_words;
 
  private:
+  void create(const KernelBinary& bin);
   const Context& ctx_;
+  KernelSet& set_;
 };
 
-VulkanKernel::VulkanKernel(const Context& ctx, const KernelBinary& bin)
-    : num_buffers(bin.num_buffers), push_words(bin.push_constant_words), ctx_(ctx) {
-  const Api& a = ctx.api();
-  VkDevice dev = ctx.device();
+void KernelSet::release_all() {
+  std::lock_guard lock(mutex_);
+  for (VulkanKernel* k : kernels_) k->release();
+}
+
+VulkanKernel::VulkanKernel(const Context& ctx, const KernelBinary& bin, KernelSet& set)
+    : num_buffers(bin.num_buffers), push_words(bin.push_constant_words), ctx_(ctx), set_(set) {
+  try {
+    create(bin);
+  } catch (...) {
+    release();
+    throw;
+  }
+  set_.add(this);
+}
+
+void VulkanKernel::create(const KernelBinary& bin) {
+  const Api& a = ctx_.api();
+  VkDevice dev = ctx_.device();
   std::vector<VkDescriptorSetLayoutBinding> bindings(bin.num_buffers + 1);
   for (int i = 0; i <= bin.num_buffers; ++i) {
     bindings[i] = {static_cast<uint32_t>(i), VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1,
@@ -79,10 +120,19 @@ VulkanKernel::VulkanKernel(const Context& ctx, const KernelBinary& bin)
 }
 
 VulkanKernel::~VulkanKernel() {
+  set_.remove(this);
+  release();
+}
+
+void VulkanKernel::release() {
+  if (ctx_.closed()) return;  // the device took its objects with it
   const Api& a = ctx_.api();
   a.vkDestroyPipeline(ctx_.device(), pipeline, nullptr);
   a.vkDestroyPipelineLayout(ctx_.device(), layout, nullptr);
   a.vkDestroyDescriptorSetLayout(ctx_.device(), set_layout, nullptr);
+  pipeline = VK_NULL_HANDLE;
+  layout = VK_NULL_HANDLE;
+  set_layout = VK_NULL_HANDLE;
 }
 
 // A byte range of one block, for hazard tracking.
@@ -114,13 +164,18 @@ class VulkanBackend final : public Backend {
         absl::StrCat("vulkan: primitive ", ir::op_name(node.op), " must be compiled by the jit"));
   }
   std::shared_ptr<Kernel> load_kernel(const KernelBinary& binary) override {
-    return std::make_shared<VulkanKernel>(ctx_, binary);
+    check_open();
+    return std::make_shared<VulkanKernel>(ctx_, binary, kernels_);
   }
   void launch(const Kernel& kernel, const Launch& launch) override;
   void sync() override {
     std::lock_guard lock(mutex_);
-    submit_and_wait();
+    if (!ctx_.closed()) submit_and_wait();
   }
+  // Finishes the device's work and destroys everything made on it, the device last; called when
+  // the process exits (at_instance_exit). The backend object itself stays, inert: tensors and
+  // kernels held by statics destroyed later release nothing, and any other use throws.
+  void shutdown();
   MemoryStats memory_stats() const override { return device_mem_.stats(); }
   uint32_t max_workgroups() const override { return ctx_.limits().max_workgroup_count_x; }
   double take_device_time_ns() override {
@@ -133,6 +188,7 @@ class VulkanBackend final : public Backend {
   void reset_peak_memory() override { device_mem_.reset_peak(); }
 
  private:
+  void check_open() const;
   void submit_and_wait();
   void end_submit_wait();  // ends cmd_, submits it and waits for it
   void begin_if_needed();
@@ -159,6 +215,7 @@ class VulkanBackend final : public Backend {
   std::vector<Array> keep_alive_;            // buffers bound by recorded launches
   VkQueryPool query_pool_ = VK_NULL_HANDLE;  // begin/end timestamps of each submission
   double device_ns_ = 0;
+  KernelSet kernels_;
 };
 
 VulkanBackend::VulkanBackend(int index)
@@ -185,6 +242,36 @@ VulkanBackend::VulkanBackend(int index)
     qi.queryCount = 2;
     check(a.vkCreateQueryPool(ctx_.device(), &qi, nullptr, &query_pool_), "vkCreateQueryPool");
   }
+}
+
+void VulkanBackend::check_open() const {
+  if (ctx_.closed()) {
+    throw Error("vulkan: " + ctx_.info().name + " was used after it shut down at exit");
+  }
+}
+
+void VulkanBackend::shutdown() {
+  std::lock_guard lock(mutex_);
+  if (ctx_.closed()) return;
+  try {
+    submit_and_wait();
+  } catch (const Error&) {
+    // A failed submission leaves nothing to wait for; the device is destroyed all the same.
+  }
+  keep_alive_.clear();
+  kernels_.release_all();
+  params_.reset();
+  device_mem_.close();
+  host_mem_.close();
+  const Api& a = ctx_.api();
+  if (query_pool_ != VK_NULL_HANDLE) a.vkDestroyQueryPool(ctx_.device(), query_pool_, nullptr);
+  a.vkDestroyFence(ctx_.device(), fence_, nullptr);
+  a.vkDestroyCommandPool(ctx_.device(), pool_, nullptr);  // frees cmd_ too
+  query_pool_ = VK_NULL_HANDLE;
+  fence_ = VK_NULL_HANDLE;
+  pool_ = VK_NULL_HANDLE;
+  cmd_ = VK_NULL_HANDLE;
+  ctx_.close();
 }
 
 Array VulkanBackend::allocate_unfilled(const TensorType& type) {
@@ -273,6 +360,7 @@ Array VulkanBackend::upload(const TensorType& type, const void* data) {
 
 void VulkanBackend::download(const Array& a, void* dst) {
   std::lock_guard lock(mutex_);
+  check_open();
   submit_and_wait();
   int64_t n = a.type.shape.numel();
   if (n == 0) return;
@@ -339,6 +427,7 @@ void VulkanBackend::launch(const Kernel& kernel, const Launch& l) {
   const auto& k = static_cast<const VulkanKernel&>(kernel);
   const Api& a = ctx_.api();
   std::lock_guard lock(mutex_);
+  check_open();
   std::vector<VkDescriptorBufferInfo> infos;
   if (k.push_words > 0) {
     begin_if_needed();
@@ -418,11 +507,17 @@ bool vulkan_gpu_available() {
 }
 
 Backend& vulkan_backend(int index) {
+  // Backends are never deleted, since tensors and kernels may outlive main; at exit each shuts
+  // down (destroying its device) and stays behind inert.
   static std::mutex mutex;
-  static std::map<int, vk::VulkanBackend*> backends;  // never destroyed: tensors may outlive main
+  static auto* backends = new std::map<int, vk::VulkanBackend*>;
   std::lock_guard lock(mutex);
-  auto& b = backends[index];
-  if (b == nullptr) b = new vk::VulkanBackend(index);
+  auto& b = (*backends)[index];
+  if (b == nullptr) {
+    b = new vk::VulkanBackend(index);
+    vk::VulkanBackend* made = b;
+    vk::at_instance_exit([made] { made->shutdown(); });
+  }
   return *b;
 }
 

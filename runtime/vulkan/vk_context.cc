@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <mutex>
 
 #include "absl/strings/str_cat.h"
@@ -25,31 +26,48 @@ int type_rank(VkPhysicalDeviceType t) {
   }
 }
 
-// A process-wide instance: device enumeration and every Context share it.
-struct Instance {
-  VkInstance handle = VK_NULL_HANDLE;
-  std::string error;
-};
-
-Instance& instance() {
-  static Instance inst = [] {
-    Instance i;
-    Api* a = api(&i.error);
-    if (a == nullptr) return i;
+// A process-wide instance: device enumeration and every Context share it. At exit it shuts down
+// the backends registered with at_instance_exit (their devices, pipelines and memory). The
+// VkInstance itself stays: destroying it makes the loader unload the driver, and lavapipe keeps
+// allocations in its globals across instances (128 bytes after a mere enumeration), which would
+// then show as leaks from an unloaded module; an instance owns no device resources.
+class Instance {
+ public:
+  Instance() {
+    Api* a = api(&error);
+    if (a == nullptr) return;
     VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
     app.pApplicationName = "ember";
     app.apiVersion = VK_API_VERSION_1_2;
     VkInstanceCreateInfo ci{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
     ci.pApplicationInfo = &app;
-    VkResult r = a->vkCreateInstance(&ci, nullptr, &i.handle);
+    VkResult r = a->vkCreateInstance(&ci, nullptr, &handle);
     if (r != VK_SUCCESS) {
-      i.error = absl::StrCat("vkCreateInstance failed (VkResult ", r, ")");
-      i.handle = VK_NULL_HANDLE;
-      return i;
+      error = absl::StrCat("vkCreateInstance failed (VkResult ", r, ")");
+      handle = VK_NULL_HANDLE;
+      return;
     }
-    a->load_instance(i.handle);
-    return i;
-  }();
+    a->load_instance(handle);
+  }
+  ~Instance() {
+    std::vector<std::function<void()>> closers;
+    {
+      std::lock_guard lock(mutex);
+      closers.swap(at_exit);
+    }
+    for (auto it = closers.rbegin(); it != closers.rend(); ++it) (*it)();
+  }
+  Instance(const Instance&) = delete;
+  Instance& operator=(const Instance&) = delete;
+
+  VkInstance handle = VK_NULL_HANDLE;
+  std::string error;
+  std::mutex mutex;
+  std::vector<std::function<void()>> at_exit;
+};
+
+Instance& instance() {
+  static Instance inst;
   return inst;
 }
 
@@ -202,11 +220,20 @@ Context::Context(int index) : api_(vk::api()) {
   a.vkGetDeviceQueue(device_, queue_family_, 0, &queue_);
 }
 
-Context::~Context() {
-  if (device_ != VK_NULL_HANDLE) {
-    api_->vkDeviceWaitIdle(device_);
-    api_->vkDestroyDevice(device_, nullptr);
-  }
+void at_instance_exit(std::function<void()> close) {
+  Instance& inst = instance();
+  std::lock_guard lock(inst.mutex);
+  inst.at_exit.push_back(std::move(close));
+}
+
+Context::~Context() { close(); }
+
+void Context::close() {
+  if (device_ == VK_NULL_HANDLE) return;
+  api_->vkDeviceWaitIdle(device_);
+  api_->vkDestroyDevice(device_, nullptr);
+  device_ = VK_NULL_HANDLE;
+  queue_ = VK_NULL_HANDLE;
 }
 
 }  // namespace ember::runtime::vk

@@ -1,6 +1,7 @@
 #pragma once
 // One Vulkan device opened for compute: instance, chosen physical device, logical device and
 // queue, with the limits and optional features kernels must respect.
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -37,7 +38,10 @@ class Context {
  public:
   // Opens device `index` of the ordered list (discrete > integrated > virtual > CPU).
   explicit Context(int index);
-  ~Context();
+  ~Context();  // closes
+  // Waits for the device and destroys it; every object made from it must be destroyed first.
+  void close();
+  bool closed() const { return device_ == VK_NULL_HANDLE; }
   Context(const Context&) = delete;
   Context& operator=(const Context&) = delete;
 
@@ -64,5 +68,10 @@ class Context {
 
 // The Vulkan devices present, best first; empty (with `why`) when Vulkan is unusable here.
 std::vector<PhysicalDeviceInfo> list_devices(std::string* why = nullptr);
+
+// Runs `close` when the process exits (later registrations first): how a backend that lives as
+// long as the process releases its device, so that nothing the driver allocated for it is left
+// over.
+void at_instance_exit(std::function<void()> close);
 
 }  // namespace ember::runtime::vk

@@ -44,11 +44,19 @@ Allocator::Allocator(const Context& ctx, bool host_visible)
   memory_type_ = static_cast<uint32_t>(t);
 }
 
-Allocator::~Allocator() {
+Allocator::~Allocator() { close(); }
+
+void Allocator::close() {
+  std::lock_guard lock(mutex_);
+  if (closed_) return;
+  closed_ = true;
   const Api& a = ctx_.api();
   for (auto& b : blocks_) {
     a.vkDestroyBuffer(ctx_.device(), b->buffer, nullptr);
     a.vkFreeMemory(ctx_.device(), b->memory, nullptr);
+    b->buffer = VK_NULL_HANDLE;
+    b->memory = VK_NULL_HANDLE;
+    b->mapped = nullptr;
   }
 }
 
@@ -88,6 +96,7 @@ std::shared_ptr<VulkanBuffer> Allocator::allocate(size_t bytes) {
   VkDeviceSize size =
       std::max<VkDeviceSize>(alignment_, (bytes + alignment_ - 1) / alignment_ * alignment_);
   std::lock_guard lock(mutex_);
+  if (closed_) throw Error("vulkan: " + ctx_.info().name + " was used after it shut down at exit");
   Block* chosen = nullptr;
   VkDeviceSize offset = 0;
   for (auto& b : blocks_) {
@@ -115,6 +124,7 @@ std::shared_ptr<VulkanBuffer> Allocator::allocate(size_t bytes) {
 
 void Allocator::release(Block* b, VkDeviceSize offset, VkDeviceSize size, size_t bytes) {
   std::lock_guard lock(mutex_);
+  if (closed_) return;  // a tensor outliving the device: its block is gone already
   stats_.bytes_in_use -= static_cast<int64_t>(bytes);
   auto it = b->free.emplace(offset, size).first;
   // Merge with the following and the preceding free range.

@@ -45,8 +45,11 @@ class Allocator {
  public:
   // host_visible: allocate from memory the host can map (unified-memory devices, staging).
   Allocator(const Context& ctx, bool host_visible);
-  ~Allocator();
+  ~Allocator();  // closes
   std::shared_ptr<VulkanBuffer> allocate(size_t bytes);
+  // Destroys every block (the backend shutting down at exit): buffers still held afterwards
+  // release nothing, and allocating throws.
+  void close();
   bool host_visible() const { return host_visible_; }
   MemoryStats stats() const;
   void reset_peak();
@@ -63,6 +66,7 @@ class Allocator {
   mutable std::mutex mutex_;
   std::vector<std::unique_ptr<Block>> blocks_;
   MemoryStats stats_;
+  bool closed_ = false;
 };
 
 // Whether the device's memory is unified with the host (lavapipe, integrated GPUs): tensors then
