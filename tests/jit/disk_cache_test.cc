@@ -139,5 +139,63 @@ TEST(DiskCache, EntriesVerifyTheirKeyAndContent) {
   fs::remove_all(dir);
 }
 
+// An entry that is valid SPIR-V under a valid header, key and checksum but that the driver
+// rejects when it creates the pipeline (its entry point renamed, so "main" is not found) is
+// dropped and recompiled from source: the run gives the plain loops' values and the next run
+// loads the rewritten entry. On CPU drivers (lavapipe) only, which report such a module as an
+// error: a pipeline for a missing entry point is invalid usage a GPU driver need not survive.
+TEST(DiskCache, EntryWhosePipelineFailsIsRebuilt) {
+  EMBER_REQUIRE_GPU_DEVICE();
+  const runtime::Backend& backend = detail::backend_for(testing::gpu_device());
+  if (backend.kind() != runtime::DeviceKind::Vulkan || !backend.runs_on_cpu())
+    GTEST_SKIP() << "a missing entry point is only safe to ask for on a CPU Vulkan driver";
+  std::string templ = (fs::temp_directory_path() / "ember-cache-pipeline-XXXXXX").string();
+  ASSERT_NE(mkdtemp(templ.data()), nullptr);
+  const fs::path dir = templ;
+  setenv("EMBER_CACHE_DIR", dir.c_str(), 1);
+  const std::vector<float> xs = {1, 2, 3, 4};
+  auto check = [&](const std::pair<std::vector<float>, std::vector<float>>& r) {
+    ASSERT_EQ(r.first.size(), xs.size());
+    ASSERT_EQ(r.second.size(), xs.size());
+    for (size_t i = 0; i < xs.size(); ++i) {
+      EXPECT_FLOAT_EQ(r.first[i], xs[i] * 3 + 1);
+      EXPECT_NEAR(r.second[i], std::exp(xs[i]) - xs[i], 1e-4);
+    }
+  };
+  check(run_two());
+  std::vector<fs::path> entries = entries_in(dir);
+  ASSERT_EQ(entries.size(), 2u);
+  const size_t header = 12 + 8 + 16;  // magic, format, size; xxh64; 128-bit key
+  const std::string from("main\0\0\0\0", 8), to("niam\0\0\0\0", 8);
+  for (const fs::path& entry : entries) {
+    std::string bytes;
+    {
+      std::ifstream in(entry, std::ios::binary);
+      bytes.assign(std::istreambuf_iterator<char>(in), {});
+    }
+    ASSERT_GT(bytes.size(), header + 20);
+    int renamed = 0;  // the entry point's name and the function's debug name, word-aligned
+    for (size_t at = header; at + 8 <= bytes.size(); at += 4) {
+      if (bytes.compare(at, 8, from) == 0) {
+        bytes.replace(at, 8, to);
+        ++renamed;
+      }
+    }
+    ASSERT_GE(renamed, 1) << entry;
+    uint64_t checksum = XXH64(bytes.data() + header, bytes.size() - header, 0);
+    std::memcpy(bytes.data() + 12, &checksum, 8);
+    std::ofstream(entry, std::ios::binary | std::ios::trunc) << bytes;
+  }
+  reset_stats(testing::gpu_device());
+  check(run_two());
+  EXPECT_EQ(stats(testing::gpu_device()).compiles, 2) << "both entries recompiled";
+  jit::clear_memory_cache();
+  reset_stats(testing::gpu_device());
+  check(run_two());
+  EXPECT_EQ(stats(testing::gpu_device()).compiles, 0) << "the rewritten entries load";
+  unsetenv("EMBER_CACHE_DIR");
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace ember
