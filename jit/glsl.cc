@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "jit/glsl_f64_math.h"
 #include "jit/helpers.h"
 #include "jit/render.h"
 #include "jit/spirv_aliased.h"
@@ -36,15 +37,16 @@ std::string storage_type(DType t) {
   return "float";
 }
 
-// Helpers for each arithmetic type a kernel uses; "T" is replaced by the type name.
+// Helpers for each arithmetic type a kernel uses; "T" is replaced by the type name, "POW(a, b)"
+// by the power of a positive base (GLSL's pow is float-only).
 constexpr const char* kFloatHelpers = R"(
 T fpow_T(T a, T b) {
   if (b == T(0) || a == T(1)) return T(1);
   if (a == T(-1) && isinf(b)) return T(1);
   if (a == T(0)) return b > T(0) ? T(0) : T(1) / T(0);
-  if (a > T(0)) return T(pow(float(a), float(b)));
+  if (a > T(0)) return POW(a, b);
   if (floor(b) != b) return T(0) / T(0);
-  T r = T(pow(float(-a), float(b)));
+  T r = POW(-a, b);
   return (mod(b, T(2)) == T(1)) ? -r : r;
 }
 )";
@@ -197,7 +199,9 @@ class Glsl final : public Dialect {
     s += kCommonHelpers;
     for (CType t : {CType::Float, CType::Double}) {
       if (used.count(t)) {
-        s += absl::StrReplaceAll(kFloatHelpers, {{"T", type(t)}});
+        if (t == CType::Double) s += kGlslDoubleMath;
+        s += absl::StrReplaceAll(
+            kFloatHelpers, {{"T", type(t)}, {"POW", t == CType::Double ? "pow_pos_d" : "pow"}});
         s += instantiate(kFloatRemainder, type(t), "");
       }
     }
@@ -371,11 +375,10 @@ class Glsl final : public Dialect {
   }
 
   std::string math(UnaryFn fn, CType t, const std::string& a) const override {
-    // GLSL has only float transcendentals: doubles go through float (documented precision).
+    // GLSL has only float transcendentals: doubles call the f64 versions of glsl_f64_math.h.
     bool dbl = t == CType::Double;
-    auto f = [&](const std::string& name) {
-      return dbl ? absl::StrCat("double(", name, "(float(", a, ")))")
-                 : absl::StrCat(name, "(", a, ")");
+    auto f = [&](const char* float_fn, const char* double_fn) {
+      return absl::StrCat(dbl ? double_fn : float_fn, "(", a, ")");
     };
     switch (fn) {
       case UnaryFn::Abs:
@@ -393,25 +396,25 @@ class Glsl final : public Dialect {
       case UnaryFn::IsInf:
         return absl::StrCat("isinf(", a, ")");
       case UnaryFn::Exp:
-        return f("exp");
+        return f("exp", "exp_d");
       case UnaryFn::Log:
-        return f("log");
+        return f("log", "log_d");
       case UnaryFn::Log1p:
-        return f("log1p_f");
+        return f("log1p_f", "log1p_d");
       case UnaryFn::Sin:
-        return f("sin_f");
+        return f("sin_f", "sin_d");
       case UnaryFn::Cos:
-        return f("cos_f");
+        return f("cos_f", "cos_d");
       case UnaryFn::Tan:
-        return f("tan_f");
+        return f("tan_f", "tan_d");
       case UnaryFn::Tanh:
-        return f("tanh_f");
+        return f("tanh_f", "tanh_d");
       case UnaryFn::Sinh:
-        return f("sinh_f");
+        return f("sinh_f", "sinh_d");
       case UnaryFn::Cosh:
-        return f("cosh");
+        return f("cosh", "cosh_d");
       case UnaryFn::Erf:
-        return f("erf_f");
+        return f("erf_f", "erf_d");
       default:
         return a;
     }

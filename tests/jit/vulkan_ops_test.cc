@@ -441,13 +441,34 @@ TEST(VulkanOps, FloatMathF64) {
                 activation::sigmoid(x).raw(),
                 activation::softmax(x, 1).raw()};
       },
-      testing::Tol(1e-5, 1e-6));
+      testing::Tol(4e-15, 1e-16));
+  // f64-accurate (README "Numerics"): a few ulp against the CPU's C library, over the whole
+  // range of each function, special values included.
   check(
       "f64 erf",
       [](const Device& dev) -> Outs {
-        return {uni_as<2>(DType::F64, {7, 9}, 26, dev, -4.0, 4.0).erf().raw()};
+        auto x = uni_as<2>(DType::F64, {7, 9}, 26, dev, -7.0, 7.0);
+        auto s = Tensor<1>::from_data({0.0, -0.0, 1.5, -1.5, 6.0, kInf, -kInf, kNaN}, dev)
+                     .cast(DType::F64);
+        return {x.erf().raw(), s.erf().raw()};
       },
-      testing::Tol(1e-5, 1e-6));
+      testing::Tol(4e-15, 1e-16));
+  check(
+      "f64 transcendentals over their whole range",
+      [](const Device& dev) -> Outs {
+        auto wide = uni_as<2>(DType::F64, {8, 16}, 27, dev, -740.0, 705.0);
+        auto angle = uni_as<2>(DType::F64, {8, 16}, 28, dev, -1e5, 1e5);
+        auto tiny = uni_as<2>(DType::F64, {8, 16}, 29, dev, -1e-6, 1e-6);
+        auto ten = uni_as<2>(DType::F64, {8, 16}, 30, dev, -300.0, 300.0);
+        auto pos = Tensor<2>::full({8, 16}, 10.0, dev, DType::F64).powf(ten);
+        auto s = Tensor<1>::from_data({0.0, -0.0, 1.0, -1.0, 710.0, -746.0, kInf, -kInf, kNaN}, dev)
+                     .cast(DType::F64);
+        return {wide.exp().raw(),   angle.sin().raw(), angle.cos().raw(), tiny.exp().raw(),
+                tiny.log1p().raw(), tiny.tanh().raw(), tiny.sinh().raw(), tiny.sin().raw(),
+                pos.log().raw(),    s.exp().raw(),     s.log().raw(),     s.log1p().raw(),
+                s.tanh().raw(),     s.sinh().raw(),    s.cosh().raw(),    s.sin().raw()};
+      },
+      testing::Tol(4e-15, 1e-300));
 }
 
 // ================================================================ comparisons and masks
