@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "ir/error.h"
 #include "jit/dump.h"
+#include "jit/reduce_in_slabs.h"
 #include "jit/stats.h"
 
 namespace ember::jit {
@@ -44,21 +45,50 @@ std::vector<Outcome> execute(const ir::Graph& g, const std::vector<ir::ValueId>&
     for (ir::ValueId in : n.inputs) ++uses[in];
   }
   for (ir::ValueId o : outputs) ++uses[o];
+  // Reductions of large pointwise expressions run slab by slab; the expression's nodes wait.
+  std::vector<SlabPlan> plans = plan_slabs(g, uses);
+  std::vector<int> plan_of(g.size(), -1);
+  std::vector<bool> deferred(g.size(), false);
+  for (size_t i = 0; i < plans.size(); ++i) {
+    plan_of[plans[i].reduce] = static_cast<int>(i);
+    for (ir::ValueId id : plans[i].nodes) deferred[id] = true;
+  }
 
   std::vector<std::optional<runtime::Array>> values(g.size());
   std::vector<std::string> errors(g.size());
   std::vector<runtime::Array> args;
+  // The values a node (or a slab plan) reads: the plan's own nodes are computed inside it.
+  auto inputs_of = [&](ir::ValueId id) {
+    std::vector<ir::ValueId> ins;
+    if (plan_of[id] < 0)
+      return std::vector<ir::ValueId>(g.node(id).inputs.begin(), g.node(id).inputs.end());
+    for (ir::ValueId n : plans[plan_of[id]].nodes) {
+      for (ir::ValueId in : g.node(n).inputs) {
+        if (!deferred[in]) ins.push_back(in);
+      }
+    }
+    return ins;
+  };
   for (ir::ValueId id = 0; id < g.size(); ++id) {
+    if (deferred[id]) continue;
     const ir::Node& n = g.node(id);
+    std::vector<ir::ValueId> ins = inputs_of(id);
     args.clear();
-    for (ir::ValueId in : n.inputs) {
+    for (ir::ValueId in : ins) {
       if (!errors[in].empty()) errors[id] = errors[in];
-      if (errors[id].empty()) args.push_back(*values[in]);
     }
     if (errors[id].empty()) {
+      for (ir::ValueId in : n.inputs) {
+        if (!deferred[in]) args.push_back(*values[in]);
+      }
       try {
         if (n.op == ir::OpKind::Input) {
           values[id] = inputs[n.get<ir::InputAttrs>().slot];
+        } else if (plan_of[id] >= 0) {
+          values[id] = run_slabs(
+              g, plans[plan_of[id]],
+              [&](ir::ValueId v) -> const runtime::Array& { return *values[v]; }, backend);
+          counters().kernels_launched.fetch_add(1, std::memory_order_relaxed);
         } else {
           values[id] = backend.run_primitive(n, args);
           counters().kernels_launched.fetch_add(1, std::memory_order_relaxed);
@@ -67,7 +97,7 @@ std::vector<Outcome> execute(const ir::Graph& g, const std::vector<ir::ValueId>&
         errors[id] = labelled_error(n, e.what());
       }
     }
-    for (ir::ValueId in : n.inputs) {
+    for (ir::ValueId in : ins) {
       if (--uses[in] == 0) values[in].reset();
     }
   }

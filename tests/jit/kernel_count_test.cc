@@ -220,6 +220,38 @@ TEST(BufferReuse, DyingInputsLendTheirBuffers) {
   EXPECT_NEAR(expect, v, 1e-3 * std::abs(v));
 }
 
+// A broadcast product reduced at once never exists in memory: [n,1] * [1,n] then sum_dim is
+// one reduction kernel reading the two vectors (it stored the n x n product first).
+TEST(BufferReuse, BroadcastProductIsReducedWithoutBeingStored) {
+  EMBER_REQUIRE_GPU_DEVICE();
+  Device dev = testing::gpu_device();
+  const int64_t n = 8192;  // the product would be 256 MiB (the case)
+  auto a = Tensor<2>::from_data(testing::host_uniform({n, 1}, 22), dev);
+  auto b = Tensor<2>::from_data(testing::host_uniform({1, n}, 23), dev);
+  sync(dev);
+  Tensor<2> rows, cols;
+  reset_stats(dev);
+  int64_t before = stats(dev).bytes_in_use;
+  Count c = count_kernels(dev, [&] {
+    rows = (a * b).sum_dim(1);
+    cols = (a * b).sum_dim(0);
+  });
+  int64_t peak = stats(dev).peak_bytes - before;
+  EXPECT_EQ(c.kernels, 2);
+  EXPECT_LT(peak, n * n * 4 / 4) << "the product was stored";
+  std::vector<double> av = values(testing::host_uniform({n, 1}, 22));
+  std::vector<double> bv = values(testing::host_uniform({1, n}, 23));
+  std::vector<double> want_rows(n, 0.0), want_cols(n, 0.0);
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      want_rows[i] += av[i] * bv[j];
+      want_cols[j] += av[i] * bv[j];
+    }
+  }
+  expect_values(rows, want_rows, 1e-4);
+  expect_values(cols, want_cols, 1e-4);
+}
+
 }  // namespace
 }  // namespace ember
 
