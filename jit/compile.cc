@@ -211,6 +211,20 @@ runtime::KernelBinary kernel_binary(const KernelDesc& desc, const std::string& s
   return bin;
 }
 
+// EMBER_DUMP=binary: the SPIR-V disassembly, or the PTX of the CUDA source (compiled again for
+// the virtual architecture: the cached binary is a CUBIN, which needs NVIDIA's disassembler).
+void dump_binary(const std::string& name, const std::string& hash, const std::string& source,
+                 const runtime::Backend& backend, bool cuda) {
+  std::string file = absl::StrCat(name, "_", hash);
+  if (!cuda) {
+    dump("binary", file + ".spvasm", spirv_assembly(source, name));
+    return;
+  }
+  std::vector<char> ptx = runtime::cuda::nvrtc_compile(source, name, backend.target(), true);
+  while (!ptx.empty() && ptx.back() == '\0') ptx.pop_back();
+  dump("binary", file + ".ptx", std::string(ptx.begin(), ptx.end()));
+}
+
 }  // namespace
 
 std::shared_ptr<runtime::Kernel> get_kernel(const KernelDesc& desc, runtime::Backend& backend) {
@@ -281,10 +295,7 @@ std::shared_ptr<runtime::Kernel> get_kernel(const KernelDesc& desc, runtime::Bac
     warn_bad_entry(entry, "failed to load");
     kernel = backend.load_kernel(kernel_binary(desc, source, compile_and_store(), cuda));
   }
-  if (!cuda && dump_enabled("binary")) {
-    dump("binary", absl::StrCat(desc.name, "_", hex(h), ".spvasm"),
-         spirv_assembly(source, desc.name));
-  }
+  if (dump_enabled("binary")) dump_binary(desc.name, hex(h), source, backend, cuda);
   std::lock_guard lock(mc.mutex);
   mc.kernels[{&backend, h}] = kernel;
   return kernel;

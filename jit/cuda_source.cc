@@ -8,6 +8,7 @@
 #include "absl/strings/str_replace.h"
 #include "jit/cuda_tensor_core.h"
 #include "jit/helpers.h"
+#include "jit/math_standins.h"
 #include "jit/render.h"
 
 namespace ember::jit {
@@ -64,30 +65,25 @@ __device__ __forceinline__ float fmin_nan(float a, float b) {
 __device__ __forceinline__ float h2f(uint16_t h) { float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h)); return f; }
 __device__ __forceinline__ uint16_t f2h(float f) { uint16_t h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h; }
 __device__ __forceinline__ float bf2f(uint16_t h) { return __uint_as_float(uint(h) << 16); }
-__device__ __forceinline__ uint16_t f2bf(float f) {
-  uint u = __float_as_uint(f);
-  if (isnan(f)) return 0x7fc0u;
-  return uint16_t((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
-}
-__device__ __forceinline__ uint upow(uint base, uint e) { uint r = 1u; while (e > 0u) { if (e & 1u) r *= base; base *= base; e >>= 1u; } return r; }
-__device__ float philox_sample(uint lo, uint hi, uint k0, uint k1, float a, float b, int dist) {
-  uint c0 = lo, c1 = hi, c2 = 0u, c3 = 0u;
-  for (int r = 0; r < 10; ++r) {
-    uint hi0 = __umulhi(0xD2511F53u, c0), lo0 = 0xD2511F53u * c0;
-    uint hi1 = __umulhi(0xCD9E8D57u, c2), lo1 = 0xCD9E8D57u * c2;
-    uint n0 = hi1 ^ c1 ^ k0, n2 = hi0 ^ c3 ^ k1;
-    c0 = n0; c1 = lo1; c2 = n2; c3 = lo0;
-    k0 += 0x9E3779B9u; k1 += 0xBB67AE85u;
-  }
-  float u = float(c0 >> 8) * 5.9604644775390625e-08f;
-  if (dist == 0) return a + (b - a) * u;
-  if (dist == 1) {
-    float u1 = (float(c0 >> 8) + 1.0f) * 5.9604644775390625e-08f;
-    float u2 = float(c1 >> 8) * 5.9604644775390625e-08f;
-    return a + b * sqrtf(-2.0f * logf(u1)) * cosf(6.283185307179586f * u2);
-  }
-  return u < a ? 1.0f : 0.0f;
-}
+)";
+
+// The names jit/math_standins.h's shared text is written in (the hardware exp2-based __expf, as
+// GLSL's exp on the same GPU).
+constexpr const char* kStandinNames = R"(
+#define EM_FN __device__ __forceinline__
+#define EM_F(x) x##f
+#define TWO_PI_D 6.283185307179586
+#define EXPF __expf
+#define LOGF logf
+#define SINF sinf
+#define COSF cosf
+#define TANF tanf
+#define SINHF sinhf
+#define ABSF fabsf
+#define SQRTF sqrtf
+#define FLOORD floor
+#define F2U __float_as_uint
+#define MULHI __umulhi
 )";
 
 // "T" is replaced by the type name.
@@ -122,7 +118,8 @@ class Cuda final : public Dialect {
   }
 
   std::string prelude(const KernelDesc& k) const override {
-    std::string s = absl::StrCat("// ember kernel: ", k.name, "\n", kTypes, kCommonHelpers);
+    std::string s = absl::StrCat("// ember kernel: ", k.name, "\n", kTypes, kCommonHelpers,
+                                 kStandinNames, kMathStandins);
     std::set<CType> used;
     for (const Expr& e : k.exprs) used.insert(e.type);
     for (CType t : {CType::Float, CType::Double}) {
@@ -365,21 +362,21 @@ class Cuda final : public Dialect {
       case UnaryFn::Log:
         return f("logf", "log");
       case UnaryFn::Log1p:
-        return f("log1pf", "log1p");
+        return f("log1p_f", "log1p");
       case UnaryFn::Sin:
-        return f("sinf", "sin");
+        return f("sin_f", "sin");
       case UnaryFn::Cos:
-        return f("cosf", "cos");
+        return f("cos_f", "cos");
       case UnaryFn::Tan:
-        return f("tanf", "tan");
+        return f("tan_f", "tan");
       case UnaryFn::Tanh:
-        return f("tanhf", "tanh");
+        return f("tanh_f", "tanh");
       case UnaryFn::Sinh:
-        return f("sinhf", "sinh");
+        return f("sinh_f", "sinh");
       case UnaryFn::Cosh:
         return f("coshf", "cosh");
       case UnaryFn::Erf:
-        return f("erff", "erf");
+        return f("erf_f", "erf");
       default:
         return a;
     }

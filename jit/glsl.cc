@@ -7,6 +7,7 @@
 #include "absl/strings/str_replace.h"
 #include "jit/glsl_f64_math.h"
 #include "jit/helpers.h"
+#include "jit/math_standins.h"
 #include "jit/render.h"
 #include "jit/spirv_aliased.h"
 
@@ -51,44 +52,27 @@ T fpow_T(T a, T b) {
 }
 )";
 
+// The names jit/math_standins.h's shared text is written in, then that text; round_f16 is
+// GLSL's own (CUDA converts with an instruction).
+constexpr const char* kStandinNames = R"(
+#define EM_FN
+#define EM_F(x) x
+#define TWO_PI_D 6.283185307179586lf
+#define EXPF exp
+#define LOGF log
+#define SINF sin
+#define COSF cos
+#define TANF tan
+#define SINHF sinh
+#define ABSF abs
+#define SQRTF sqrt
+#define FLOORD floor
+#define F2U floatBitsToUint
+#define MULHI mulhi_u
+uint mulhi_u(uint a, uint b) { uint hi, lo; umulExtended(a, b, hi, lo); return hi; }
+)";
+
 constexpr const char* kCommonHelpers = R"(
-uint upow(uint base, uint e) { uint r = 1u; while (e > 0u) { if ((e & 1u) != 0u) r *= base; base *= base; e >>= 1u; } return r; }
-float log1p_f(float x) { float u = 1.0 + x; return u == 1.0 ? x : log(u) * x / (u - 1.0); }
-// tanh and sinh without cancellation near 0 (minimax polynomial there, Cephes' tanhf), and
-// without overflow for large |x|.
-float tanh_f(float x) {
-  float a = abs(x);
-  if (a < 0.625) {
-    float z = x * x;
-    return ((((-5.70498872745e-3 * z + 2.06390887954e-2) * z - 5.37397155531e-2) * z + 1.33314422036e-1) * z - 3.33332819422e-1) * z * x + x;
-  }
-  float r = 1.0 - 2.0 / (exp(2.0 * a) + 1.0);
-  return x < 0.0 ? -r : r;
-}
-float sinh_f(float x) {
-  if (abs(x) < 0.5) { float z = x * x; return x * (1.0 + z / 6.0 * (1.0 + z / 20.0 * (1.0 + z / 42.0))); }
-  return sinh(x);
-}
-float erf_f(float x) {
-  float a = abs(x);
-  if (a < 0.5) {
-    float x2 = x * x;
-    return 1.1283791671 * x * (1.0 - x2 / 3.0 + x2 * x2 / 10.0 - x2 * x2 * x2 / 42.0 + x2 * x2 * x2 * x2 / 216.0);
-  }
-  float t = 1.0 / (1.0 + 0.3275911 * a);
-  float y = 1.0 - (((((1.061405429 * t - 1.453152027) * t) + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t * exp(-a * a);
-  return x < 0.0 ? -y : y;
-}
-// sin/cos with the argument reduced modulo 2*pi in double first: GPU sin/cos lose all accuracy
-// for large arguments (|x| in the thousands and beyond).
-float reduce_2pi(float x) {
-  if (abs(x) < 1024.0) return x;
-  double d = double(x);
-  return float(d - 6.283185307179586 * floor(d / 6.283185307179586));
-}
-float sin_f(float x) { return sin(reduce_2pi(x)); }
-float cos_f(float x) { return cos(reduce_2pi(x)); }
-float tan_f(float x) { return tan(reduce_2pi(x)); }
 // f32 rounded to the nearest f16 (ties to even) in integer arithmetic: drivers fold a
 // float -> half -> float conversion pair away (seen on NVIDIA), which would skip the rounding.
 float round_f16(float f) {
@@ -102,32 +86,6 @@ float round_f16(float f) {
   }
   a = (a + 0x0fffu + ((a >> 13) & 1u)) & ~0x1fffu;                      // keep 10 mantissa bits
   return uintBitsToFloat(sign | a);
-}
-uint f2bf(float f) {
-  uint u = floatBitsToUint(f);
-  if (isnan(f)) return 0x7fc0u;
-  return (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
-}
-uvec4 philox(uvec4 c, uvec2 k) {
-  for (int r = 0; r < 10; ++r) {
-    uint hi0, lo0, hi1, lo1;
-    umulExtended(0xD2511F53u, c.x, hi0, lo0);
-    umulExtended(0xCD9E8D57u, c.z, hi1, lo1);
-    c = uvec4(hi1 ^ c.y ^ k.x, lo1, hi0 ^ c.w ^ k.y, lo0);
-    k += uvec2(0x9E3779B9u, 0xBB67AE85u);
-  }
-  return c;
-}
-float philox_sample(uint lo, uint hi, uint k0, uint k1, float a, float b, int dist) {
-  uvec4 w = philox(uvec4(lo, hi, 0u, 0u), uvec2(k0, k1));
-  float u = float(w.x >> 8) * 5.9604644775390625e-08;
-  if (dist == 0) return a + (b - a) * u;
-  if (dist == 1) {
-    float u1 = (float(w.x >> 8) + 1.0) * 5.9604644775390625e-08;
-    float u2 = float(w.y >> 8) * 5.9604644775390625e-08;
-    return a + b * sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
-  }
-  return u < a ? 1.0 : 0.0;
 }
 )";
 
@@ -196,6 +154,8 @@ class Glsl final : public Dialect {
       absl::StrAppend(&s, "shared ", type(t), " red_", type(t), "[gl_WorkGroupSize.x];\n");
     }
     if (arg) s += "shared uint red_index[gl_WorkGroupSize.x];\n";
+    s += kStandinNames;
+    s += kMathStandins;
     s += kCommonHelpers;
     for (CType t : {CType::Float, CType::Double}) {
       if (used.count(t)) {

@@ -1,4 +1,5 @@
-// EMBER_DUMP=kernels writes each generated kernel's source, and that source compiles on its own.
+// EMBER_DUMP=kernels writes each generated kernel's source, and that source compiles on its own;
+// EMBER_DUMP=binary writes what the device runs: SPIR-V disassembly or PTX.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -46,6 +47,36 @@ TEST(DumpKernels, WritesSourceThatCompiles) {
     }
   }
   EXPECT_GE(sources, 2);
+  fs::remove_all(dir);
+}
+
+TEST(DumpKernels, BinaryIsSpirvAssemblyOrPtx) {
+  EMBER_REQUIRE_GPU_DEVICE();
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / ("ember_dump_binary_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  setenv("EMBER_DUMP", "binary", 1);
+  setenv("EMBER_DUMP_DIR", dir.c_str(), 1);
+  Device dev = testing::gpu_device();
+  auto x = Tensor<2>::from_data(testing::host_uniform({5, 41}, 8), dev);
+  // A kernel of its own (other tests' kernels may already be in this process's memory cache).
+  (activation::softmax(x, 1) * 3.25 - 0.125).to_data();
+  unsetenv("EMBER_DUMP");
+  unsetenv("EMBER_DUMP_DIR");
+  int binaries = 0;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    std::ifstream in(entry.path());
+    std::string text((std::istreambuf_iterator<char>(in)), {});
+    if (entry.path().extension() == ".spvasm") {
+      ++binaries;
+      EXPECT_NE(text.find("OpEntryPoint GLCompute"), std::string::npos) << entry.path();
+    } else if (entry.path().extension() == ".ptx") {
+      ++binaries;
+      EXPECT_NE(text.find(".entry"), std::string::npos) << entry.path();
+      EXPECT_NE(text.find(".target sm_"), std::string::npos) << entry.path();
+    }
+  }
+  EXPECT_GE(binaries, 1);
   fs::remove_all(dir);
 }
 
