@@ -405,7 +405,7 @@ const std::string& Store::warning() const {
 const std::string& Store::path() const { return impl_->path; }
 
 std::string default_store_path() {
-  // The kernel cache's directory rule (jit/compile.cc), which this layer cannot include.
+  // The kernel cache's directory rule (jit/compile/compile.cc), which this layer cannot include.
   std::string dir = env("EMBER_CACHE_DIR");
   if (dir.empty() && !env("XDG_CACHE_HOME").empty()) dir = env("XDG_CACHE_HOME") + "/ember";
   if (dir.empty() && !env("HOME").empty()) dir = env("HOME") + "/.cache/ember";

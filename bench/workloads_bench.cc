@@ -18,8 +18,8 @@
 #include <string_view>
 #include <vector>
 
-#include "jit/compile.h"
-#include "jit/executor.h"
+#include "jit/compile/compile.h"
+#include "jit/exec/executor.h"
 
 namespace ember {
 namespace {

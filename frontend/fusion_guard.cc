@@ -1,6 +1,6 @@
 #include "frontend/fusion_guard.h"
 
-#include "jit/fusion_switch.h"
+#include "jit/plan/fusion_switch.h"
 
 namespace ember {
 

@@ -8,7 +8,7 @@
 #include "frontend/block_pool.h"
 #include "ir/compare.h"
 #include "ir/error.h"
-#include "jit/executor.h"
+#include "jit/exec/executor.h"
 #include "jit/stats.h"
 
 namespace ember::detail {

@@ -11,7 +11,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "frontend/raw_tensor.h"
 #include "ir/builder.h"
-#include "jit/executor.h"
+#include "jit/exec/executor.h"
 #include "runtime/backend.h"
 #include "runtime/registry.h"
 

@@ -30,5 +30,31 @@ for layer in "${!allowed[@]}"; do
     done < <(sed -n 's/^#include "\([^"]*\)".*/\1/p' "$file")
   done < <(find "$layer" -name '*.h' -print0 -o -name '*.cc' -print0)
 done
+# Inside jit/, the stages (DESIGN.md section 4): codegen (render core and dialects) and plan stand
+# alone, compile sees codegen, exec sees every stage. lower and tune still see each other: the
+# tuners lower their candidates and the lowering reads the tuned configurations (the kernel
+# families will own both). dump.h and stats.h at jit/'s top serve every stage.
+declare -A stage_allowed=(
+  [codegen]="codegen"
+  [plan]="plan"
+  [compile]="compile codegen"
+  [lower]="lower tune plan codegen"
+  [tune]="tune lower plan codegen"
+  [exec]="exec compile lower tune plan codegen"
+)
+for stage in "${!stage_allowed[@]}"; do
+  [ -d "jit/$stage" ] || continue
+  for file in jit/"$stage"/*; do
+    while IFS= read -r inc; do
+      sub=${inc#jit/}
+      sub=${sub%%/*}
+      [ -n "${stage_allowed[$sub]+x}" ] || continue  # jit/dump.h, jit/stats.h
+      case " ${stage_allowed[$stage]} " in
+        *" $sub "*) ;;
+        *) echo "layering: $file includes $inc (jit/$stage may not depend on jit/$sub)"; status=1 ;;
+      esac
+    done < <(sed -n 's/^#include "\(jit\/[^"]*\)".*/\1/p' "$file")
+  done
+done
 echo "layering: checked $checked files"
 exit $status

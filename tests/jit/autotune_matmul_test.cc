@@ -8,7 +8,7 @@
 #include "autotune/store.h"
 #include "frontend/stream.h"
 #include "ir/builder.h"
-#include "jit/matmul_tuning.h"
+#include "jit/tune/matmul_tuning.h"
 #include "tests/jit/gpu_util.h"
 
 namespace ember {

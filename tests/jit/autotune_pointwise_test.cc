@@ -9,8 +9,8 @@
 #include "autotune/store.h"
 #include "frontend/stream.h"
 #include "ir/builder.h"
-#include "jit/executor.h"
-#include "jit/pointwise_tuning.h"
+#include "jit/exec/executor.h"
+#include "jit/tune/pointwise_tuning.h"
 #include "tests/jit/gpu_util.h"
 
 namespace ember {

@@ -9,7 +9,7 @@
 #include "autotune/store.h"
 #include "frontend/stream.h"
 #include "ir/builder.h"
-#include "jit/row_tuning.h"
+#include "jit/tune/row_tuning.h"
 #include "tests/jit/gpu_util.h"
 
 namespace ember {

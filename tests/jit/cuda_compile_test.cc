@@ -7,9 +7,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "ir/builder.h"
-#include "jit/cuda_source.h"
-#include "jit/lower.h"
-#include "jit/plan.h"
+#include "jit/codegen/cuda_source.h"
+#include "jit/lower/lower.h"
+#include "jit/plan/plan.h"
 #include "runtime/cuda/nvrtc.h"
 #include "tests/jit/gpu_util.h"
 

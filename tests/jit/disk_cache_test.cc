@@ -9,8 +9,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "jit/compile.h"
-#include "jit/executor.h"
+#include "jit/compile/compile.h"
+#include "jit/exec/executor.h"
 #include "tests/jit/gpu_util.h"
 
 namespace ember {

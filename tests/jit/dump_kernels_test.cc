@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "jit/compile.h"
-#include "jit/cuda_source.h"
+#include "jit/codegen/cuda_source.h"
+#include "jit/compile/compile.h"
 #include "runtime/cuda/nvrtc.h"
 #include "tests/jit/gpu_util.h"
 

@@ -1,5 +1,5 @@
 // The reference executor: liveness, per-node errors, dumps.
-#include "jit/executor.h"
+#include "jit/exec/executor.h"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // outputs) replays the last flush's plan and launches, rewriting only changed scalars
 // (stats().replays). Every step here is checked against the CPU, so a stale scalar, seed or
 // layout in a replayed flush fails.
-#include "jit/executor.h"
+#include "jit/exec/executor.h"
 #include "tests/jit/gpu_util.h"
 
 namespace ember {

@@ -17,8 +17,8 @@
 
 #include "autotune/store.h"
 #include "frontend/stream.h"
-#include "jit/fusion_switch.h"
-#include "jit/tuning.h"
+#include "jit/plan/fusion_switch.h"
+#include "jit/tune/tuning.h"
 
 namespace ember::testing {
 

@@ -9,7 +9,7 @@
 
 #include "frontend/stream.h"
 #include "ir/builder.h"
-#include "jit/matmul_tuning.h"
+#include "jit/tune/matmul_tuning.h"
 #include "tests/jit/gpu_util.h"
 
 namespace ember {

@@ -9,11 +9,11 @@
 #include <set>
 
 #include "ir/builder.h"
-#include "jit/compile.h"
-#include "jit/cuda_source.h"
-#include "jit/glsl.h"
-#include "jit/lower.h"
-#include "jit/plan.h"
+#include "jit/codegen/cuda_source.h"
+#include "jit/codegen/glsl.h"
+#include "jit/compile/compile.h"
+#include "jit/lower/lower.h"
+#include "jit/plan/plan.h"
 #include "runtime/cuda/nvrtc.h"
 #include "tests/frontend/test_util.h"
 #include "tests/jit/gpu_util.h"

@@ -1,5 +1,5 @@
-// The CPU reference path reduces large pointwise expressions slab by slab (jit/reduce_in_slabs.h):
-// the values against plain loops, and the memory it holds.
+// The CPU reference path reduces large pointwise expressions slab by slab
+// (jit/exec/reduce_in_slabs.h): the values against plain loops, and the memory it holds.
 #include <gtest/gtest.h>
 
 #include <cmath>

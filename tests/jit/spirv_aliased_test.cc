@@ -1,13 +1,13 @@
 // Kernels whose buffers may alias (in-place reuse) get SPIR-V's Aliased decoration on every
 // buffer variable; others get none. Decorations are read from the words, per the SPIR-V spec.
-#include "jit/spirv_aliased.h"
+#include "jit/codegen/spirv_aliased.h"
 
 #include <gtest/gtest.h>
 
 #include <set>
 #include <string>
 
-#include "jit/compile.h"
+#include "jit/compile/compile.h"
 
 namespace ember::jit {
 namespace {

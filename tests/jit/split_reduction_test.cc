@@ -1,4 +1,4 @@
-// Long reductions over few rows are split in two (jit/split_reductions.h): same values as the
+// Long reductions over few rows are split in two (jit/plan/split_reductions.h): same values as the
 // CPU, and more than one workgroup's worth of kernels.
 #include "tests/jit/gpu_util.h"
 

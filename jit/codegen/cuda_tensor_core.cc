@@ -1,0 +1,81 @@
+#include "jit/codegen/cuda_tensor_core.h"
+
+#include <algorithm>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "kernels/matmul/device_code.h"
+
+namespace ember::jit {
+namespace {
+
+// Wgmma<N>::op<KIND, TRANS_B>: one m64nNk16 wgmma (f16 or bf16 in, f32 accumulators d[0, N / 2)).
+// The instruction names every accumulator register, so the source is generated per N.
+std::string wgmma_op_source(int n) {
+  const int regs = n / 2;
+  std::vector<std::string> names, operands;
+  for (int i = 0; i < regs; ++i) {
+    names.push_back(absl::StrCat("%", i));
+    operands.push_back(absl::StrCat("\"+f\"(d[", i, "])"));
+  }
+  auto variant = [&](const char* type) {
+    return absl::StrCat("    asm volatile(\"wgmma.mma_async.sync.aligned.m64n", n, "k16.f32.", type,
+                        ".", type, " {", absl::StrJoin(names, ","), "}, %", regs, ", %", regs + 1,
+                        ", 1, 1, 1, 0, %", regs + 2,
+                        ";\\n\"\n      : ", absl::StrJoin(operands, ", "),
+                        "\n      : \"l\"(da), \"l\"(db), \"n\"(TRANS_B));\n");
+  };
+  return absl::StrCat(
+      "template <> struct Wgmma<", n, "> {\n", "  template <int KIND, int TRANS_B>\n",
+      "  static __device__ __forceinline__ void op(float* d, uint64_t da, uint64_t db) {\n",
+      "  if (KIND == 0)\n", variant("f16"), "  else\n", variant("bf16"), "  }\n};\n");
+}
+
+}  // namespace
+
+std::string tensor_core_helpers(const KernelDesc& k) {
+  std::set<int> wgmma_widths;
+  bool any = false, simt = false, tma = false;
+  for (const Stmt& s : k.body) {
+    if (s.op != SOp::MmaTile) continue;
+    MmaShape m = MmaShape::unpack(s.code);
+    if (m.kind == MmaShape::F32Simt) {
+      simt = true;
+      continue;
+    }
+    any = true;
+    if (m.wgmma) wgmma_widths.insert(m.block_n());
+    tma = tma || m.tma;
+  }
+  if (!any && !simt) return "";
+  using namespace kernels::matmul;
+  std::string out = absl::StrCat(kMmaSyncCuh, simt ? kSimtTileCuh : "");
+  if (!any) return out;
+  if (wgmma_widths.empty()) return out;
+  out += kWgmmaCuh;
+  for (int n : wgmma_widths) out += wgmma_op_source(n);
+  return out + (tma ? kWgmmaTmaCuh : "");
+}
+
+std::string tensor_core_call(const MmaShape& m, const std::string& a, const std::string& b,
+                             const std::vector<std::string>& args, const std::string& acc) {
+  if (m.tma) {  // operands through tensor maps tm0 and tm1: K and the block's corner only
+    return absl::StrCat("wgmma_tma_tile<", static_cast<int>(m.kind), ", ", m.b_kmajor, ", ",
+                        m.warps_m, ", ", m.block_n(), ", ", m.stages, ">(&tm0, &tm1, ", args[6],
+                        ", ", args[7], ", ", args[8], ", ", acc, ");");
+  }
+  std::string call =
+      m.kind == MmaShape::F32Simt
+          ? absl::StrCat("simt_tile<", m.row_bytes / 4, ", ", m.stages, ">(")
+      : m.wgmma ? absl::StrCat("wgmma_tile<", static_cast<int>(m.kind), ", ", m.b_kmajor, ", ",
+                               m.warps_m, ", ", m.block_n(), ", ", m.stages, ">(")
+                : absl::StrCat("mma_tile<", static_cast<int>(m.kind), ", ", m.a_kmajor, ", ",
+                               m.b_kmajor, ", ", m.warps_m, ", ", m.warps_n, ", ", m.frags_m, ", ",
+                               m.frags_n, ", ", m.stages, ", ", m.row_bytes, ">(");
+  return absl::StrCat(call, a, ", ", args[0], ", ", args[1], ", ", b, ", ", args[2], ", ", args[3],
+                      ", ", args[4], ", ", args[5], ", ", args[6], ", ", args[7], ", ", args[8],
+                      ", ", acc, ");");
+}
+
+}  // namespace ember::jit

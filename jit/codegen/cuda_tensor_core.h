@@ -1,0 +1,19 @@
+#pragma once
+// The block-tile parts of CUDA kernels: the mma.sync and wgmma tensor-core templates and the f32
+// vector tile (MmaShape::F32Simt) that an SOp::MmaTile statement calls, and the call itself.
+#include <string>
+#include <vector>
+
+#include "jit/codegen/kernel.h"
+
+namespace ember::jit {
+
+// Device code the kernel's MmaTile statements need (empty when it has none).
+std::string tensor_core_helpers(const KernelDesc& k);
+
+// The statement computing tile `m` into accumulator array `acc`: operands A and B (buffer
+// names) with the statement's rendered arguments (see Stmt::args).
+std::string tensor_core_call(const MmaShape& m, const std::string& a, const std::string& b,
+                             const std::vector<std::string>& args, const std::string& acc);
+
+}  // namespace ember::jit

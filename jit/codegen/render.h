@@ -1,0 +1,73 @@
+#pragma once
+// The C-style renderer core shared by every target: statements, expressions, operators and the
+// math helpers all C-like languages need. A Dialect supplies what differs: type names, buffer
+// declarations, builtins, loads/stores with storage conversion, workgroup reductions.
+#include <string>
+
+#include "jit/codegen/kernel.h"
+
+namespace ember::jit {
+
+class Dialect {
+ public:
+  virtual ~Dialect() = default;
+  virtual std::string type(CType t) const = 0;
+  // Declarations before the body: extensions, buffers, parameters, shared memory, helpers.
+  virtual std::string prelude(const KernelDesc& k) const = 0;
+  virtual std::string entry_begin(const KernelDesc& k) const = 0;
+  virtual std::string entry_end() const { return "}\n"; }
+  virtual std::string param(int slot) const = 0;
+  virtual std::string param_double(int slot) const = 0;
+  virtual std::string param_int64(int slot) const = 0;
+  virtual std::string param_float(int slot) const = 0;
+  virtual std::string builtin(Builtin b) const = 0;
+  virtual std::string load(const KernelDesc& k, int buffer, const std::string& index) const = 0;
+  // A 4-element vector load from a vec4-declared buffer, and the vector type of a lane type.
+  virtual std::string load_vec(const KernelDesc& k, int buffer, const std::string& index) const = 0;
+  virtual std::string vector_type(CType t) const = 0;
+  virtual std::string make_vec(CType t, const std::string& a, const std::string& b,
+                               const std::string& c, const std::string& d) const {
+    return vector_type(t) + "(" + a + ", " + b + ", " + c + ", " + d + ")";
+  }
+  virtual std::string store(const KernelDesc& k, int buffer, const std::string& index,
+                            const std::string& value) const = 0;
+  virtual std::string grid_stride() const = 0;  // threads in the whole grid
+  virtual std::string global_id() const = 0;
+  virtual std::string barrier() const = 0;
+  // An attribute asking the compiler to unroll the loop that follows ("" if none).
+  virtual std::string unroll() const { return ""; }
+  // Declarations of values: a multiply and an add are never contracted into an FMA, so a value
+  // recomputed in two kernels (fusion recomputes small expressions) has the same bits in both:
+  // the backward of max compares a recomputed input with the stored maximum for equality.
+  virtual std::string let_qualifier(CType t) const { return ""; }
+  // a * b + c rounded once (XOp::Fma: matmul accumulations ask for it).
+  virtual std::string fma(CType t, const std::string& a, const std::string& b,
+                          const std::string& c) const {
+    return "fma(" + a + ", " + b + ", " + c + ")";
+  }
+  // A workgroup-wide reduction of variable `var` (all threads see the result).
+  virtual std::string reduce(const KernelDesc& k, const Stmt& s) const = 0;
+  // Records failure `s.code`: the error words are E[0] (the first failing site), E[1] and E[3]
+  // (its value's low and high words), E[2] (its bound), then one bit per site from E[4].
+  virtual std::string error(const Stmt& s, const std::string& value, const std::string& limit,
+                            const std::string& value_hi) const = 0;
+  virtual std::string infinity(CType t, bool negative) const = 0;
+  // A float rounded to f16 or bf16 precision, as storing and reloading it would.
+  virtual std::string quantize(DType t, const std::string& a) const = 0;
+  virtual std::string shared_name(int i) const { return "sh" + std::to_string(i); }
+  // Unary math on float/double: name of the function implementing fn, or "" for an operator.
+  virtual std::string math(ir::UnaryFn fn, CType t, const std::string& a) const = 0;
+  // max/min of two floats with a NaN operand winning (BinaryFn::Max/Min) as one call, or ""
+  // for the portable comparison-and-select expression.
+  virtual std::string nan_minmax(bool is_max, CType t, const std::string& a,
+                                 const std::string& b) const {
+    return "";
+  }
+  // A tensor-core block tile (SOp::MmaTile) with its argument expressions rendered.
+  virtual std::string mma_tile(const KernelDesc& k, const Stmt& s,
+                               const std::vector<std::string>& args) const;
+};
+
+std::string render(const KernelDesc& k, const Dialect& d);
+
+}  // namespace ember::jit

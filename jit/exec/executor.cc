@@ -1,0 +1,112 @@
+#include "jit/exec/executor.h"
+
+#include "absl/strings/str_cat.h"
+#include "ir/error.h"
+#include "jit/dump.h"
+#include "jit/exec/reduce_in_slabs.h"
+#include "jit/stats.h"
+
+namespace ember::jit {
+
+std::string labelled_error(const ir::Node& n, const std::string& message) {
+  if (n.label == nullptr || message.rfind(std::string(n.label) + ":", 0) == 0) return message;
+  return absl::StrCat(n.label, ": ", message);
+}
+
+std::vector<Outcome> execute_compiled(const ir::Graph& g, const std::vector<ir::ValueId>& outputs,
+                                      std::span<const runtime::Array> inputs,
+                                      runtime::Backend& backend, ReplayMemo* memo);
+
+std::vector<Outcome> execute(const ir::Graph& g, const std::vector<ir::ValueId>& outputs,
+                             std::span<const runtime::Array> inputs, runtime::Backend& backend,
+                             ReplayMemo* memo) {
+  counters().flushes.fetch_add(1, std::memory_order_relaxed);
+  if (dump_enabled("ir")) {
+    uint64_t h = ir::structural_hash(g, outputs);
+    dump("ir", absl::StrCat("graph_", absl::Hex(h, absl::kZeroPad16), ".ir"),
+         ir::print_graph(g, outputs));
+  }
+  if (backend.kind() != runtime::DeviceKind::Cpu) {
+    try {
+      return execute_compiled(g, outputs, inputs, backend, memo);
+    } catch (const Error& e) {
+      // A failure to plan, compile or launch fails this flush's outputs, not the process, and
+      // leaves nothing to replay (it may have failed before the memo's state was taken).
+      if (memo != nullptr) memo->forget();
+      std::vector<Outcome> failed(outputs.size());
+      for (auto& o : failed) o.error = e.what();
+      return failed;
+    }
+  }
+  if (memo != nullptr) memo->forget();  // the reference path plans nothing to reuse
+  // Remaining uses of each value; outputs hold one extra use so they survive.
+  std::vector<int> uses(g.size(), 0);
+  for (const ir::Node& n : g.nodes()) {
+    for (ir::ValueId in : n.inputs) ++uses[in];
+  }
+  for (ir::ValueId o : outputs) ++uses[o];
+  // Reductions of large pointwise expressions run slab by slab; the expression's nodes wait.
+  std::vector<SlabPlan> plans = plan_slabs(g, uses);
+  std::vector<int> plan_of(g.size(), -1);
+  std::vector<bool> deferred(g.size(), false);
+  for (size_t i = 0; i < plans.size(); ++i) {
+    plan_of[plans[i].reduce] = static_cast<int>(i);
+    for (ir::ValueId id : plans[i].nodes) deferred[id] = true;
+  }
+
+  std::vector<std::optional<runtime::Array>> values(g.size());
+  std::vector<std::string> errors(g.size());
+  std::vector<runtime::Array> args;
+  // The values a node (or a slab plan) reads: the plan's own nodes are computed inside it.
+  auto inputs_of = [&](ir::ValueId id) {
+    std::vector<ir::ValueId> ins;
+    if (plan_of[id] < 0)
+      return std::vector<ir::ValueId>(g.node(id).inputs.begin(), g.node(id).inputs.end());
+    for (ir::ValueId n : plans[plan_of[id]].nodes) {
+      for (ir::ValueId in : g.node(n).inputs) {
+        if (!deferred[in]) ins.push_back(in);
+      }
+    }
+    return ins;
+  };
+  for (ir::ValueId id = 0; id < g.size(); ++id) {
+    if (deferred[id]) continue;
+    const ir::Node& n = g.node(id);
+    std::vector<ir::ValueId> ins = inputs_of(id);
+    args.clear();
+    for (ir::ValueId in : ins) {
+      if (!errors[in].empty()) errors[id] = errors[in];
+    }
+    if (errors[id].empty()) {
+      for (ir::ValueId in : n.inputs) {
+        if (!deferred[in]) args.push_back(*values[in]);
+      }
+      try {
+        if (n.op == ir::OpKind::Input) {
+          values[id] = inputs[n.get<ir::InputAttrs>().slot];
+        } else if (plan_of[id] >= 0) {
+          values[id] = run_slabs(
+              g, plans[plan_of[id]],
+              [&](ir::ValueId v) -> const runtime::Array& { return *values[v]; }, backend);
+          counters().kernels_launched.fetch_add(1, std::memory_order_relaxed);
+        } else {
+          values[id] = backend.run_primitive(n, args);
+          counters().kernels_launched.fetch_add(1, std::memory_order_relaxed);
+        }
+      } catch (const Error& e) {
+        errors[id] = labelled_error(n, e.what());
+      }
+    }
+    for (ir::ValueId in : ins) {
+      if (--uses[in] == 0) values[in].reset();
+    }
+  }
+  std::vector<Outcome> out(outputs.size());
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    out[i].array = values[outputs[i]];
+    out[i].error = errors[outputs[i]];
+  }
+  return out;
+}
+
+}  // namespace ember::jit

@@ -1,0 +1,372 @@
+#include "jit/plan/plan.h"
+
+#include <algorithm>
+#include <functional>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace ember::jit {
+namespace {
+
+using ir::OpKind;
+using ir::ValueId;
+
+bool is_anchor(OpKind op) {
+  return op == OpKind::Reduce || op == OpKind::Matmul || op == OpKind::Sort ||
+         op == OpKind::ScatterAdd;
+}
+
+bool is_cheap(OpKind op) {
+  switch (op) {
+    case OpKind::Reshape:
+    case OpKind::Permute:
+    case OpKind::Expand:
+    case OpKind::Slice:
+    case OpKind::Flip:
+    case OpKind::Cast:
+    case OpKind::Full:
+    case OpKind::Iota:
+      return true;
+    default:
+      return false;
+  }
+}
+
+class Planner {
+ public:
+  Planner(const ir::Graph& g, const std::vector<ValueId>& outputs) : g_(g) {
+    int n = g.size();
+    consumers_.resize(n);
+    for (ValueId v = 0; v < n; ++v) {
+      for (ValueId in : g.node(v).inputs) consumers_[in].push_back(v);
+    }
+    plan_.stored.assign(n, 0);
+    plan_.producer.assign(n, -1);
+    is_output_.assign(n, 0);
+    for (ValueId o : outputs) is_output_[o] = 1;
+  }
+
+  Plan unfused() {
+    for (ValueId v = 0; v < g_.size(); ++v) {
+      if (g_.node(v).op == OpKind::Input) {
+        plan_.stored[v] = 1;
+        continue;
+      }
+      plan_.stored[v] = 1;
+      new_kernel(v);
+    }
+    return std::move(plan_);
+  }
+
+  Plan fused() {
+    choose_stored();
+    for (ValueId v = 0; v < g_.size(); ++v) {
+      if (!plan_.stored[v] || g_.node(v).op == OpKind::Input) continue;
+      if (g_.node(v).op == OpKind::Reduce && join_row_group(v)) continue;
+      if (!is_anchor(g_.node(v).op) && join_epilogue(v)) continue;
+      if (!is_anchor(g_.node(v).op) && join_pointwise(v)) continue;
+      new_kernel(v);
+    }
+    drop_internal_stores();
+    return std::move(plan_);
+  }
+
+ private:
+  // Reductions and matmul results consumed only inside their own kernel never touch memory.
+  void drop_internal_stores() {
+    std::vector<char> read_elsewhere(g_.size(), 0);
+    for (size_t k = 0; k < plan_.kernels.size(); ++k) {
+      auto mark = [&](ValueId leaf, bool) {
+        if (plan_.producer[leaf] != static_cast<int>(k)) read_elsewhere[leaf] = 1;
+      };
+      for (auto [root, expand] : roots_of(static_cast<int>(k))) {
+        if (!expand && (plan_.stored[root] || is_anchor(node(root).op))) {
+          mark(root, true);
+        } else {
+          walk(root, {}, mark);
+        }
+      }
+    }
+    for (KernelPlan& kp : plan_.kernels) {
+      std::vector<ValueId> kept;
+      for (ValueId v : kp.outputs) {
+        bool internal = is_anchor(node(v).op) && !is_output_[v] && !read_elsewhere[v] &&
+                        (kp.kind == KernelKind::Row || kp.kind == KernelKind::Matmul) &&
+                        kp.outputs.size() > 1;
+        if (internal) {
+          plan_.stored[v] = 0;
+        } else {
+          kept.push_back(v);
+        }
+      }
+      kp.outputs = std::move(kept);
+    }
+  }
+
+  // The values whose expressions kernel k evaluates: its stored outputs, and the operands of its
+  // reductions and anchor.
+  // (value, whether its own expression is evaluated here) pairs.
+  std::vector<std::pair<ValueId, bool>> roots_of(int k) const {
+    const KernelPlan& kp = plan_.kernels[k];
+    std::vector<std::pair<ValueId, bool>> roots;
+    for (ValueId v : kp.outputs) {
+      if (!is_anchor(node(v).op)) roots.push_back({v, true});
+    }
+    for (ValueId r : kp.reductions) roots.push_back({node(r).inputs[0], false});
+    if (kp.anchor >= 0) {
+      for (ValueId in : node(kp.anchor).inputs) roots.push_back({in, false});
+    }
+    return roots;
+  }
+
+  const ir::Node& node(ValueId v) const { return g_.node(v); }
+
+  void choose_stored() {
+    int n = g_.size();
+    std::vector<int> cost(n, 0);
+    for (ValueId v = 0; v < n; ++v) {
+      OpKind op = node(v).op;
+      if (op == OpKind::Input || is_anchor(op) || is_output_[v]) plan_.stored[v] = 1;
+      if (plan_.stored[v]) continue;
+      cost[v] = 1;
+      for (ValueId in : node(v).inputs) cost[v] += plan_.stored[in] ? 0 : cost[in];
+      if (consumers_[v].size() >= 2 && cost[v] > kMaxRecomputeOps) plan_.stored[v] = 1;
+    }
+    // Operands read many times per output are stored unless they are index arithmetic over
+    // stored values.
+    for (ValueId v = 0; v < n; ++v) {
+      OpKind op = node(v).op;
+      if (op != OpKind::Matmul && op != OpKind::Sort && op != OpKind::ScatterAdd) continue;
+      for (ValueId in : node(v).inputs) {
+        if (!plan_.stored[in] && !cheap_tree(in)) plan_.stored[in] = 1;
+      }
+    }
+  }
+
+  bool cheap_tree(ValueId v) const {
+    if (plan_.stored[v]) return true;
+    if (!is_cheap(node(v).op)) return false;
+    for (ValueId in : node(v).inputs) {
+      if (!cheap_tree(in)) return false;
+    }
+    return true;
+  }
+
+  // Walks the inline expression of v. Leaves are stored values and anchors. `on_leaf(leaf,
+  // same_index)` gets whether the path from v to the leaf is elementwise-only over shapes in
+  // `shapes` (so the leaf is needed at v's own index, or its row's).
+  void walk(ValueId v, const std::vector<Shape>& shapes,
+            const std::function<void(ValueId, bool)>& on_leaf) const {
+    std::vector<std::pair<ValueId, bool>> stack{{v, true}};
+    std::vector<char> seen(g_.size(), 0);
+    bool first = true;
+    while (!stack.empty()) {
+      auto [u, aligned] = stack.back();
+      stack.pop_back();
+      if (!first && (plan_.stored[u] || is_anchor(node(u).op))) {
+        on_leaf(u, aligned);
+        continue;
+      }
+      first = false;
+      if (seen[u] & (aligned ? 2 : 1)) continue;
+      seen[u] |= aligned ? 2 : 1;
+      bool ew = ir::is_elementwise(node(u).op) &&
+                std::find(shapes.begin(), shapes.end(), node(u).type.shape) != shapes.end();
+      for (ValueId in : node(u).inputs) stack.push_back({in, aligned && ew});
+    }
+  }
+
+  // Whether every leaf of v is ready before kernel k launches, or is one of `provided` reached
+  // along an aligned path.
+  bool can_join(ValueId v, int k, const std::vector<ValueId>& provided,
+                const std::vector<Shape>& shapes, bool* touches_provided) const {
+    bool ok = true;
+    *touches_provided = false;
+    walk(v, shapes, [&](ValueId leaf, bool aligned) {
+      if (std::find(provided.begin(), provided.end(), leaf) != provided.end()) {
+        ok = ok && aligned;
+        *touches_provided = true;
+        return;
+      }
+      int p = plan_.producer[leaf];
+      if (is_anchor(node(leaf).op) && !plan_.stored[leaf]) ok = false;
+      if (p >= k) ok = false;
+    });
+    return ok;
+  }
+
+  std::vector<ValueId> provided_by(int k) const {
+    const KernelPlan& kp = plan_.kernels[k];
+    std::vector<ValueId> p = kp.outputs;
+    p.insert(p.end(), kp.reductions.begin(), kp.reductions.end());
+    if (kp.anchor >= 0) p.push_back(kp.anchor);
+    return p;
+  }
+
+  static Shape reduced(const Shape& s, int axis) {
+    Shape r = s;
+    r[axis] = 1;
+    return r;
+  }
+
+  bool join_row_group(ValueId r) {
+    const auto& attrs = node(r).get<ir::ReduceAttrs>();
+    const Shape& full = g_.type(node(r).inputs[0]).shape;
+    for (int k = static_cast<int>(plan_.kernels.size()) - 1; k >= 0; --k) {
+      KernelPlan& kp = plan_.kernels[k];
+      if (kp.kind != KernelKind::Row || kp.axis != attrs.axis || kp.shape != full) continue;
+      bool touches = false;
+      if (!can_join(node(r).inputs[0], k, provided_by(k), {full, reduced(full, kp.axis)},
+                    &touches) ||
+          !touches) {
+        continue;
+      }
+      // The input of r is evaluated inside k: check it as if r were an epilogue value.
+      kp.reductions.push_back(r);
+      kp.outputs.push_back(r);
+      plan_.producer[r] = k;
+      return true;
+    }
+    return false;
+  }
+
+  bool join_epilogue(ValueId v) {
+    const Shape& s = node(v).type.shape;
+    for (int k = static_cast<int>(plan_.kernels.size()) - 1; k >= 0; --k) {
+      KernelPlan& kp = plan_.kernels[k];
+      std::vector<Shape> shapes;
+      if (kp.kind == KernelKind::Row) {
+        shapes = {kp.shape, reduced(kp.shape, kp.axis)};
+      } else if (kp.kind == KernelKind::Matmul) {
+        shapes = {kp.shape};
+      } else {
+        continue;
+      }
+      if (std::find(shapes.begin(), shapes.end(), s) == shapes.end()) continue;
+      bool touches = false;
+      if (!can_join(v, k, provided_by(k), shapes, &touches) || !touches) continue;
+      kp.outputs.push_back(v);
+      plan_.producer[v] = k;
+      return true;
+    }
+    return false;
+  }
+
+  bool join_pointwise(ValueId v) {
+    const Shape& s = node(v).type.shape;
+    for (int k = static_cast<int>(plan_.kernels.size()) - 1; k >= 0; --k) {
+      KernelPlan& kp = plan_.kernels[k];
+      if (kp.kind != KernelKind::Pointwise || kp.shape != s) continue;
+      bool touches = false;
+      if (!can_join(v, k, provided_by(k), {s}, &touches)) continue;
+      kp.outputs.push_back(v);
+      plan_.producer[v] = k;
+      return true;
+    }
+    return false;
+  }
+
+  void new_kernel(ValueId v) {
+    KernelPlan kp;
+    const ir::Node& n = node(v);
+    switch (n.op) {
+      case OpKind::Reduce:
+        kp.kind = KernelKind::Row;
+        kp.shape = g_.type(n.inputs[0]).shape;
+        kp.axis = n.get<ir::ReduceAttrs>().axis;
+        kp.reductions = {v};
+        break;
+      case OpKind::Matmul:
+        kp.kind = KernelKind::Matmul;
+        kp.shape = n.type.shape;
+        kp.anchor = v;
+        break;
+      case OpKind::Sort:
+        kp.kind = KernelKind::Sort;
+        kp.shape = n.type.shape;
+        kp.anchor = v;
+        break;
+      case OpKind::ScatterAdd:
+        kp.kind = KernelKind::Scatter;
+        kp.shape = n.type.shape;
+        kp.anchor = v;
+        break;
+      default:
+        kp.kind = KernelKind::Pointwise;
+        kp.shape = n.type.shape;
+        break;
+    }
+    kp.outputs = {v};
+    plan_.producer[v] = static_cast<int>(plan_.kernels.size());
+    plan_.kernels.push_back(std::move(kp));
+  }
+
+  const ir::Graph& g_;
+  std::vector<std::vector<ValueId>> consumers_;
+  std::vector<char> is_output_;
+  Plan plan_;
+};
+
+}  // namespace
+
+const char* kernel_kind_name(KernelKind k) {
+  switch (k) {
+    case KernelKind::Pointwise:
+      return "pointwise";
+    case KernelKind::Row:
+      return "row";
+    case KernelKind::Matmul:
+      return "matmul";
+    case KernelKind::Sort:
+      return "sort";
+    case KernelKind::Scatter:
+      return "scatter";
+  }
+  return "?";
+}
+
+Shape index_space(const ir::Graph& g, const KernelPlan& kp) {
+  switch (kp.kind) {
+    case KernelKind::Row:
+      return g.type(g.node(kp.reductions.front()).inputs[0]).shape;
+    case KernelKind::Pointwise:
+      return g.type(kp.outputs.front()).shape;
+    default:
+      return g.type(kp.anchor).shape;
+  }
+}
+
+Plan make_plan(const ir::Graph& g, const std::vector<ValueId>& outputs, bool fusion) {
+  Planner p(g, outputs);
+  return fusion ? p.fused() : p.unfused();
+}
+
+std::string print_plan(const ir::Graph& g, const Plan& p) {
+  std::string s;
+  auto ids = [](const std::vector<ValueId>& v) {
+    return absl::StrJoin(v, ", ", [](std::string* o, ValueId x) { absl::StrAppend(o, "%", x); });
+  };
+  for (size_t k = 0; k < p.kernels.size(); ++k) {
+    const KernelPlan& kp = p.kernels[k];
+    absl::StrAppend(&s, "kernel ", k, ": ", kernel_kind_name(kp.kind), " over ",
+                    kp.shape.to_string());
+    if (kp.axis >= 0) absl::StrAppend(&s, " axis ", kp.axis);
+    if (!kp.reductions.empty()) absl::StrAppend(&s, " reductions [", ids(kp.reductions), "]");
+    if (kp.anchor >= 0) absl::StrAppend(&s, " anchor %", kp.anchor);
+    absl::StrAppend(&s, " stores [", ids(kp.outputs), "]");
+    // The variant the kernel runs (0: the template's default).
+    if (kp.kind == KernelKind::Matmul) {
+      absl::StrAppend(&s, " variant block=", kp.block, " mma=", kp.mma, " stages=", kp.stages);
+    } else if (kp.kind == KernelKind::Row) {
+      absl::StrAppend(&s, " variant workgroup=", kp.workgroup);
+    } else if (kp.kind == KernelKind::Pointwise) {
+      absl::StrAppend(&s, " variant pointwise=", kp.pointwise);
+    }
+    absl::StrAppend(&s, "\n");
+  }
+  (void)g;
+  return s;
+}
+
+}  // namespace ember::jit

@@ -1,0 +1,196 @@
+#include "jit/tune/matmul_tuning.h"
+
+#include <algorithm>
+#include <iterator>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "autotune/mode.h"
+#include "jit/lower/lower.h"
+#include "jit/lower/matmul_precision.h"
+#include "jit/tune/tuning.h"
+
+namespace ember::jit {
+namespace {
+
+struct Problem {
+  int64_t m, n, k, batch;
+};
+
+Problem problem_of(const ir::Graph& g, ir::ValueId mm) {
+  const Shape& s = g.type(mm).shape;
+  int r = s.rank();
+  int64_t m = s[r - 2], n = s[r - 1];
+  int64_t k = g.type(g.node(mm).inputs[0]).shape[r - 1];
+  return {m, n, k, m * n == 0 ? 0 : s.numel() / (m * n)};
+}
+
+// CPU Vulkan drivers (lavapipe) run a workgroup's threads as SIMD lanes and its barriers
+// slowly: the largest block, the fewest workgroups and barriers per flop, is fastest there
+// (512^3 tuned on lavapipe: block 8 in 207 ms, the GPU heuristic's block 2 in 760 ms).
+bool has_tensor_cores(const runtime::Backend& backend);
+
+int heuristic_block(const runtime::Backend& backend, const Problem& p) {
+  if (backend.runs_on_cpu()) return 8;
+  const int block = matmul_block(p.m, p.n, p.batch);
+  // On CUDA (sm_80 on: cp.async, 96 KiB of shared memory) the f32 vector tile (128 x 256)
+  // replaces the 128 x 128 SIMT block where it still gives a large GPU a tile per SM (H100,
+  // 4096^3 in ember_bench: 3.15-3.17 ms against 3.76 for the SIMT template, session 8).
+  const int64_t tiles = p.batch * ((p.m + 127) / 128) * ((p.n + 255) / 256);
+  return block == 8 && has_tensor_cores(backend) && tiles >= 128 ? kVectorTileBlock : block;
+}
+
+// The SIMT variants `backend` runs for `dtype`: the vector tile only for f32 on CUDA sm_80 and
+// later (elsewhere it would run the block-8 template again, and tuning would time that twice).
+std::vector<int> simt_blocks(const runtime::Backend& backend, DType dtype) {
+  const bool tile = has_tensor_cores(backend) && dtype == DType::F32;
+  std::vector<int> blocks;
+  for (int r : kMatmulBlocks) {
+    if (r != kVectorTileBlock || tile) blocks.push_back(r);
+  }
+  return blocks;
+}
+
+// The autotune store spells a variant "block=R" (SIMT) or "tile=BMxBNsS" (tensor cores).
+std::string variant_name(bool mma, int v) {
+  if (!mma) return absl::StrCat("block=", v);
+  const MmaTile& t = kMmaTiles[v - 1];
+  return absl::StrCat("tile=", t.block_m(), "x", t.block_n(), "k", t.row_bytes, "Bs", t.stages,
+                      t.wgmma ? "wg" : "");
+}
+
+int parse_variant(bool mma, const std::string& config) {
+  if (!mma) {
+    for (int r : kMatmulBlocks) {
+      if (config == variant_name(false, r)) return r;
+    }
+    return 0;
+  }
+  for (int i = 1; i <= kMmaTileCount; ++i) {
+    if (config == variant_name(true, i)) return i;
+  }
+  return 0;
+}
+
+// The cached winner for `key`, or 0.
+int cached_variant(const std::string& key, bool mma) {
+  std::string winner = cached_winner(key);
+  return winner.empty() ? 0 : parse_variant(mma, winner);
+}
+
+// Tensor cores (mma.sync) exist from sm_80 on.
+bool has_tensor_cores(const runtime::Backend& backend) {
+  if (backend.kind() != runtime::DeviceKind::Cuda) return false;
+  const std::string arch = backend.target();
+  int sm = 0;
+  return arch.rfind("sm_", 0) == 0 && absl::SimpleAtoi(arch.substr(3, 2), &sm) && sm >= 80;
+}
+
+// Warpgroup mma (wgmma) exists on sm_90a only (Blackwell has other instructions), for
+// f16/bf16 here.
+bool wgmma_allowed(const ir::Graph& g, ir::ValueId mm, const runtime::Backend& backend) {
+  DType t = g.type(mm).dtype;
+  return backend.target() == "sm_90a" && (t == DType::F16 || t == DType::BF16);
+}
+
+int heuristic_variant(const runtime::Backend& backend, const Problem& p, bool mma, bool wgmma) {
+  return mma ? mma_tile_heuristic(p.m, p.n, p.batch, wgmma) : heuristic_block(backend, p);
+}
+
+// The tensor-core tiles `mm` may run: the wgmma ones only where the device and dtype allow.
+std::vector<int> usable_tiles(bool wgmma) {
+  std::vector<int> tiles;
+  for (int i = 1; i <= kMmaTileCount; ++i) {
+    if (wgmma || !kMmaTiles[i - 1].wgmma) tiles.push_back(i);
+  }
+  return tiles;
+}
+
+}  // namespace
+
+bool wants_mma(const ir::Graph& g, ir::ValueId mm, const runtime::Backend& backend) {
+  if (!tensor_cores_enabled() || !has_tensor_cores(backend)) return false;
+  DType t = g.type(mm).dtype;
+  return t == DType::F16 || t == DType::BF16 || (t == DType::F32 && allow_tf32());
+}
+
+autotune::TuneKey matmul_tune_key(const ir::Graph& g, ir::ValueId mm,
+                                  const runtime::Backend& backend) {
+  Problem p = problem_of(g, mm);
+  bool mma = wants_mma(g, mm, backend);
+  DType t = g.type(mm).dtype;
+  return {mma ? "matmul_mma" : "matmul",
+          backend.fingerprint(),
+          {p.m, p.n, p.k, p.batch},
+          {mma && t == DType::F32 ? "tf32" : dtype_name(t)}};
+}
+
+std::vector<MatmulChoice> choose_matmul_blocks(const ir::Graph& g,
+                                               const runtime::Backend& backend) {
+  // Most eager flushes have no matmul: no choices to make, no settings to read.
+  const auto& nodes = g.nodes();
+  if (std::none_of(nodes.begin(), nodes.end(),
+                   [](const ir::Node& n) { return n.op == ir::OpKind::Matmul; })) {
+    return {};
+  }
+  std::vector<MatmulChoice> choices(g.size());
+  // EMBER_MATMUL_BLOCK=1|2|4|8 (16: the CUDA vector tile) forces a block, EMBER_MMA_TILE=1..N a
+  // tensor-core tile.
+  const int forced_block = forced_variant("EMBER_MATMUL_BLOCK", simt_blocks(backend, DType::F32));
+  // EMBER_MATMUL_STAGES=1|2 forces the SIMT template's pipeline stages.
+  const int forced_stages = forced_variant("EMBER_MATMUL_STAGES", {1, 2});
+  std::vector<int> tiles = usable_tiles(true);
+  const int forced_tile = forced_variant("EMBER_MMA_TILE", tiles);
+  autotune::Mode mode = autotune::mode(!backend.runs_on_cpu());
+  if (mode == autotune::Mode::on && !tunes_on(backend)) mode = autotune::Mode::cached;
+  for (ir::ValueId v = 0; v < g.size(); ++v) {
+    if (g.node(v).op != ir::OpKind::Matmul) continue;
+    MatmulChoice& c = choices[v];
+    c.stages =
+        forced_stages > 0 ? forced_stages : (backend.kind() == runtime::DeviceKind::Cuda ? 2 : 1);
+    Problem p = problem_of(g, v);
+    bool mma = wants_mma(g, v, backend);
+    bool wgmma = wgmma_allowed(g, v, backend);
+    c.block = forced_block > 0 ? forced_block : heuristic_block(backend, p);
+    int forced_variant = mma ? forced_tile : forced_block;
+    if (mma && forced_variant > 0 && !wgmma) forced_variant = mma_sync_tile(forced_variant);
+    int& variant = mma ? c.mma : c.block;
+    if (forced_variant > 0 || mode == autotune::Mode::off) {
+      variant = forced_variant > 0 ? forced_variant : heuristic_variant(backend, p, mma, wgmma);
+      continue;
+    }
+    std::string key = matmul_tune_key(g, v, backend).to_string();
+    variant = cached_variant(key, mma);
+    const std::vector<int> valid =
+        mma ? usable_tiles(wgmma) : simt_blocks(backend, g.type(v).dtype);
+    if (variant > 0 && std::find(valid.begin(), valid.end(), variant) == valid.end()) {
+      discard_winner(key, cached_winner(key));
+      variant = 0;
+    }
+    if (variant > 0) continue;
+    variant = heuristic_variant(backend, p, mma, wgmma);
+    if (mode == autotune::Mode::on) c.tune_key = std::move(key);
+  }
+  return choices;
+}
+
+int tune_matmul(const ir::Graph& g, ir::ValueId mm, const runtime::Backend& backend, bool mma,
+                const std::function<double(int)>& time_variant) {
+  std::string key = matmul_tune_key(g, mm, backend).to_string();
+  std::vector<std::string> configs;
+  const bool wgmma = wgmma_allowed(g, mm, backend);
+  if (mma) {
+    for (int i : usable_tiles(wgmma)) configs.push_back(variant_name(true, i));
+  } else {
+    for (int r : simt_blocks(backend, g.type(mm).dtype)) configs.push_back(variant_name(false, r));
+  }
+  const int heuristic = heuristic_variant(backend, problem_of(g, mm), mma, wgmma);
+  std::string config =
+      tune_and_record(key, mma ? "matmul_mma" : "matmul", configs, variant_name(mma, heuristic),
+                      [&](const std::string& c) { return time_variant(parse_variant(mma, c)); });
+  int winner = parse_variant(mma, config);
+  if (winner == 0) winner = heuristic;
+  return winner;
+}
+
+}  // namespace ember::jit

@@ -1,0 +1,68 @@
+#include "jit/tune/split_k.h"
+
+#include <cstdlib>
+
+#include "ir/rewrite.h"
+#include "jit/tune/matmul_tuning.h"
+
+namespace ember::jit {
+namespace {
+
+constexpr int kMaxParts = 16;
+
+// EMBER_SPLIT_K=S for S a power of two in 2..16, else 0.
+int requested_parts() {
+  const char* env = std::getenv("EMBER_SPLIT_K");
+  int s = env ? std::atoi(env) : 0;
+  return s >= 2 && s <= kMaxParts && (s & (s - 1)) == 0 ? s : 0;
+}
+
+}  // namespace
+
+int split_k_parts(const ir::Graph& g, ir::ValueId mm, const runtime::Backend& backend) {
+  const int s = requested_parts();
+  const ir::Node& n = g.node(mm);
+  if (s == 0 || n.op != ir::OpKind::Matmul || n.type.dtype != DType::F32 ||
+      wants_mma(g, mm, backend)) {
+    return 1;
+  }
+  const Shape& a = g.type(n.inputs[0]).shape;
+  return a[a.rank() - 1] % s == 0 ? s : 1;
+}
+
+bool has_split_k(const ir::Graph& g, const runtime::Backend& backend) {
+  if (requested_parts() == 0) return false;
+  for (ir::ValueId v = 0; v < g.size(); ++v) {
+    if (g.node(v).op == ir::OpKind::Matmul && split_k_parts(g, v, backend) > 1) return true;
+  }
+  return false;
+}
+
+ir::Graph split_k_matmuls(const ir::Graph& g, std::vector<ir::ValueId>& outputs,
+                          const runtime::Backend& backend) {
+  return ir::rewrite(
+      g, outputs,
+      [&](ir::Builder& b, const ir::Node& n, ir::ValueId id,
+          const ir::ValueIds& args) -> std::optional<ir::ValueId> {
+        const int parts = n.op == ir::OpKind::Matmul ? split_k_parts(g, id, backend) : 1;
+        if (parts == 1) return std::nullopt;
+        // a [.., M, K] -> [.., M, S, K/S] -> [.., S, M, K/S]; b [.., K, N] -> [.., S, K/S, N].
+        std::vector<int64_t> a_split = g.type(n.inputs[0]).shape.vector();
+        std::vector<int64_t> b_split = g.type(n.inputs[1]).shape.vector();
+        const int r = static_cast<int>(a_split.size());
+        const int64_t K = a_split[r - 1];
+        a_split.back() = K / parts;
+        a_split.insert(a_split.end() - 1, parts);
+        std::vector<int> perm;
+        for (int d = 0; d < r - 2; ++d) perm.push_back(d);
+        perm.insert(perm.end(), {r - 1, r - 2, r});
+        ir::ValueId a = b.permute(b.reshape(args[0], Shape(a_split)), perm);
+        b_split[r - 2] = K / parts;
+        b_split.insert(b_split.end() - 2, parts);
+        ir::ValueId partial = b.matmul(a, b.reshape(args[1], Shape(b_split)));  // [.., S, M, N]
+        ir::ValueId sum = b.reduce(ir::ReduceFn::Sum, partial, r - 2);          // [.., 1, M, N]
+        return b.reshape(sum, n.type.shape);
+      });
+}
+
+}  // namespace ember::jit
