@@ -9,7 +9,12 @@ EM_FN uint upow(uint base, uint e) {
   while (e > 0u) { if ((e & 1u) != 0u) r *= base; base *= base; e >>= 1u; }
   return r;
 }
-EM_FN float log1p_f(float x) { float u = EM_F(1.0) + x; return u == EM_F(1.0) ? x : LOGF(u) * x / (u - EM_F(1.0)); }
+// log(u) * x / (u - 1) corrects u's rounding; at u = +inf it would be inf / inf.
+EM_FN float log1p_f(float x) {
+  float u = EM_F(1.0) + x;
+  if (u == EM_F(1.0) || (isinf(u) && u > EM_F(0.0))) return u == EM_F(1.0) ? x : u;
+  return LOGF(u) * x / (u - EM_F(1.0));
+}
 // tanh and sinh without cancellation near 0 (minimax polynomial there, Cephes' tanhf), and
 // without overflow for large |x|.
 EM_FN float tanh_f(float x) {
