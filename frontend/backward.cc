@@ -6,8 +6,8 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "frontend/autodiff.h"
-#include "frontend/stream.h"
-#include "frontend/tape.h"
+#include "frontend/detail/stream.h"
+#include "frontend/detail/tape.h"
 #include "ir/error.h"
 
 namespace ember {

@@ -4,7 +4,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "frontend/stream.h"
+#include "frontend/detail/stream.h"
 #include "ir/error.h"
 #include "runtime/registry.h"
 

@@ -1,6 +1,7 @@
 #pragma once
 // The frontend op library on rank-erased tensors. Tensor<D, K> forwards here; everything below
-// lowers to the primitives of frontend/primitives.h. Dims may be negative (counted from the end).
+// lowers to the primitives of frontend/detail/primitives.h. Dims may be negative (counted from the
+// end).
 #include <optional>
 #include <utility>
 #include <vector>

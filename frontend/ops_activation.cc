@@ -2,8 +2,8 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
+#include "frontend/detail/primitives.h"
 #include "frontend/ops.h"
-#include "frontend/primitives.h"
 #include "ir/builder.h"
 
 namespace ember::ops {

@@ -1,10 +1,10 @@
 // Tensor creation: constants, ranges, identity and triangle masks, random tensors, transfers.
 #include "absl/strings/str_cat.h"
 #include "frontend/autodiff.h"
+#include "frontend/detail/primitives.h"
+#include "frontend/detail/stream.h"
+#include "frontend/detail/tape.h"
 #include "frontend/ops.h"
-#include "frontend/primitives.h"
-#include "frontend/stream.h"
-#include "frontend/tape.h"
 #include "ir/builder.h"
 
 namespace ember::ops {

@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "frontend/detail/primitives.h"
 #include "frontend/ops.h"
-#include "frontend/primitives.h"
 #include "ir/builder.h"
 
 namespace ember::ops {

@@ -6,8 +6,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "frontend/detail/primitives.h"
 #include "frontend/ops.h"
-#include "frontend/primitives.h"
 #include "ir/builder.h"
 
 namespace ember::ops {

@@ -1,6 +1,6 @@
 #include "frontend/raw_tensor.h"
 
-#include "frontend/stream.h"
+#include "frontend/detail/stream.h"
 
 namespace ember {
 

@@ -1,7 +1,7 @@
 #include "frontend/stats.h"
 
 #include "absl/strings/str_format.h"
-#include "frontend/stream.h"
+#include "frontend/detail/stream.h"
 #include "jit/stats.h"
 
 namespace ember {

@@ -1,7 +1,7 @@
 #include "frontend/tensor.h"
 
 #include "absl/strings/str_cat.h"
-#include "frontend/primitives.h"
+#include "frontend/detail/primitives.h"
 
 namespace ember::detail {
 

@@ -56,5 +56,20 @@ for stage in "${!stage_allowed[@]}"; do
     done < <(sed -n 's/^#include "\(jit\/[^"]*\)".*/\1/p' "$file")
   done
 done
+# Above the frontend (the framework layers, the examples), only the public API: never the
+# frontend's internals (frontend/detail/), the JIT or the runtimes.
+for dir in data nn optim record train import examples; do
+  [ -d "$dir" ] || continue
+  while IFS= read -r -d '' file; do
+    while IFS= read -r inc; do
+      case "$inc" in
+        frontend/detail/* | jit/* | runtime/*)
+          echo "layering: $file includes $inc (only the public frontend headers above it)"
+          status=1
+          ;;
+      esac
+    done < <(sed -n 's/^#include "\([^"]*\)".*/\1/p' "$file")
+  done < <(find "$dir" \( -name '*.h' -o -name '*.cc' -o -name '*.cpp' \) -print0)
+done
 echo "layering: checked $checked files"
 exit $status

@@ -1,7 +1,7 @@
 // The lazy stream: nothing runs until a sync point; errors leave the stream usable.
 #include <gtest/gtest.h>
 
-#include "frontend/stream.h"
+#include "frontend/detail/stream.h"
 #include "tests/frontend/test_util.h"
 
 namespace ember {

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "autotune/store.h"
-#include "frontend/stream.h"
+#include "frontend/detail/stream.h"
 #include "ir/builder.h"
 #include "jit/tune/row_tuning.h"
 #include "tests/jit/gpu_util.h"

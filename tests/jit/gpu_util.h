@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "autotune/store.h"
-#include "frontend/stream.h"
+#include "frontend/detail/stream.h"
 #include "jit/plan/fusion_switch.h"
 #include "jit/tune/tuning.h"
 

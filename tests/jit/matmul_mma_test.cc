@@ -3,7 +3,7 @@
 // pipeline stages with a partial last k-tile, every operand layout, broadcast batches and fused
 // epilogues; stats().mma_launches shows which template ran. Skipped where the test device has
 // no tensor cores (Vulkan, CI's lavapipe).
-#include "frontend/stream.h"
+#include "frontend/detail/stream.h"
 #include "jit/lower/lower.h"
 #include "jit/lower/matmul_precision.h"
 #include "tests/jit/gpu_util.h"

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "frontend/stream.h"
+#include "frontend/detail/stream.h"
 #include "ir/builder.h"
 #include "tests/jit/gpu_util.h"
 

@@ -1,11 +1,11 @@
-#include "frontend/primitives.h"
+#include "frontend/detail/primitives.h"
 
 #include <atomic>
 #include <span>
 
+#include "frontend/detail/stream.h"
+#include "frontend/detail/tape.h"
 #include "frontend/random_state.h"
-#include "frontend/stream.h"
-#include "frontend/tape.h"
 
 namespace ember::prim {
 

@@ -1,11 +1,11 @@
-#include "frontend/stream.h"
+#include "frontend/detail/stream.h"
 
 #include <cstdlib>
 #include <map>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "frontend/block_pool.h"
+#include "frontend/detail/block_pool.h"
 #include "ir/compare.h"
 #include "ir/error.h"
 #include "jit/exec/executor.h"

@@ -1,8 +1,8 @@
-#include "frontend/tape.h"
+#include "frontend/detail/tape.h"
 
 #include "absl/strings/str_cat.h"
 #include "frontend/autodiff.h"
-#include "frontend/stream.h"
+#include "frontend/detail/stream.h"
 #include "ir/error.h"
 
 namespace ember {
