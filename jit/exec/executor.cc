@@ -58,21 +58,14 @@ std::vector<Outcome> execute(const ir::Graph& g, const std::vector<ir::ValueId>&
   std::vector<std::string> errors(g.size());
   std::vector<runtime::Array> args;
   // The values a node (or a slab plan) reads: the plan's own nodes are computed inside it.
-  auto inputs_of = [&](ir::ValueId id) {
-    std::vector<ir::ValueId> ins;
-    if (plan_of[id] < 0)
-      return std::vector<ir::ValueId>(g.node(id).inputs.begin(), g.node(id).inputs.end());
-    for (ir::ValueId n : plans[plan_of[id]].nodes) {
-      for (ir::ValueId in : g.node(n).inputs) {
-        if (!deferred[in]) ins.push_back(in);
-      }
-    }
-    return ins;
+  auto inputs_of = [&](ir::ValueId id) -> std::span<const ir::ValueId> {
+    if (plan_of[id] >= 0) return plans[plan_of[id]].leaves;
+    return g.node(id).inputs;
   };
   for (ir::ValueId id = 0; id < g.size(); ++id) {
     if (deferred[id]) continue;
     const ir::Node& n = g.node(id);
-    std::vector<ir::ValueId> ins = inputs_of(id);
+    std::span<const ir::ValueId> ins = inputs_of(id);
     args.clear();
     for (ir::ValueId in : ins) {
       if (!errors[in].empty()) errors[id] = errors[in];

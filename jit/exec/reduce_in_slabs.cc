@@ -74,7 +74,13 @@ std::vector<SlabPlan> plan_slabs(const ir::Graph& g, std::span<const int> uses) 
     int64_t row = shape.numel() / shape[dim];
     int64_t rows = std::max<int64_t>(1, kSlabElements / row);
     if (rows >= shape[dim]) continue;
-    plans.push_back({id, std::move(nodes), dim, rows});
+    std::vector<ir::ValueId> leaves;
+    for (ir::ValueId n : nodes) {
+      for (ir::ValueId in : g.node(n).inputs) {
+        if (!std::binary_search(nodes.begin(), nodes.end(), in)) leaves.push_back(in);
+      }
+    }
+    plans.push_back({id, std::move(nodes), std::move(leaves), dim, rows});
   }
   return plans;
 }

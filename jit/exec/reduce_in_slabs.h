@@ -18,6 +18,7 @@ namespace ember::jit {
 struct SlabPlan {
   ir::ValueId reduce;
   std::vector<ir::ValueId> nodes;
+  std::vector<ir::ValueId> leaves;  // the values outside `nodes` they read, once per edge
   int dim;
   int64_t rows_per_slab;
 };
