@@ -1,6 +1,6 @@
 #include "frontend/matmul_precision.h"
 
-#include "jit/lower/matmul_precision.h"
+#include "kernels/matmul/precision.h"
 
 namespace ember {
 

@@ -15,6 +15,7 @@ namespace ember::jit {
 // (f16/bf16 compute in Float, u8 in Uint).
 enum class CType : uint8_t { Float, Double, Int, Int64, Uint, Bool };
 CType compute_type(DType t);
+inline bool is_floating(CType t) { return t == CType::Float || t == CType::Double; }
 const char* ctype_name(CType t);
 
 enum class XOp : uint8_t {

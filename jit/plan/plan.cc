@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "kernels/registry.h"
 
 namespace ember::jit {
 namespace {
@@ -12,10 +13,8 @@ namespace {
 using ir::OpKind;
 using ir::ValueId;
 
-bool is_anchor(OpKind op) {
-  return op == OpKind::Reduce || op == OpKind::Matmul || op == OpKind::Sort ||
-         op == OpKind::ScatterAdd;
-}
+// Whether a kernel family other than pointwise starts its kernels at n.
+bool is_anchor(const ir::Node& n) { return &family_for(n) != &pointwise_family(); }
 
 bool is_cheap(OpKind op) {
   switch (op) {
@@ -63,9 +62,9 @@ class Planner {
     choose_stored();
     for (ValueId v = 0; v < g_.size(); ++v) {
       if (!plan_.stored[v] || g_.node(v).op == OpKind::Input) continue;
-      if (g_.node(v).op == OpKind::Reduce && join_row_group(v)) continue;
-      if (!is_anchor(g_.node(v).op) && join_epilogue(v)) continue;
-      if (!is_anchor(g_.node(v).op) && join_pointwise(v)) continue;
+      if (is_anchor(g_.node(v)) && join_anchor(v)) continue;
+      if (!is_anchor(g_.node(v)) && join(v, Fusion::Epilogue)) continue;
+      if (!is_anchor(g_.node(v)) && join(v, Fusion::Elementwise)) continue;
       new_kernel(v);
     }
     drop_internal_stores();
@@ -81,7 +80,7 @@ class Planner {
         if (plan_.producer[leaf] != static_cast<int>(k)) read_elsewhere[leaf] = 1;
       };
       for (auto [root, expand] : roots_of(static_cast<int>(k))) {
-        if (!expand && (plan_.stored[root] || is_anchor(node(root).op))) {
+        if (!expand && (plan_.stored[root] || is_anchor(node(root)))) {
           mark(root, true);
         } else {
           walk(root, {}, mark);
@@ -91,9 +90,8 @@ class Planner {
     for (KernelPlan& kp : plan_.kernels) {
       std::vector<ValueId> kept;
       for (ValueId v : kp.outputs) {
-        bool internal = is_anchor(node(v).op) && !is_output_[v] && !read_elsewhere[v] &&
-                        (kp.kind == KernelKind::Row || kp.kind == KernelKind::Matmul) &&
-                        kp.outputs.size() > 1;
+        bool internal = is_anchor(node(v)) && !is_output_[v] && !read_elsewhere[v] &&
+                        kp.family->fusion() == Fusion::Epilogue && kp.outputs.size() > 1;
         if (internal) {
           plan_.stored[v] = 0;
         } else {
@@ -111,7 +109,7 @@ class Planner {
     const KernelPlan& kp = plan_.kernels[k];
     std::vector<std::pair<ValueId, bool>> roots;
     for (ValueId v : kp.outputs) {
-      if (!is_anchor(node(v).op)) roots.push_back({v, true});
+      if (!is_anchor(node(v))) roots.push_back({v, true});
     }
     for (ValueId r : kp.reductions) roots.push_back({node(r).inputs[0], false});
     if (kp.anchor >= 0) {
@@ -127,7 +125,7 @@ class Planner {
     std::vector<int> cost(n, 0);
     for (ValueId v = 0; v < n; ++v) {
       OpKind op = node(v).op;
-      if (op == OpKind::Input || is_anchor(op) || is_output_[v]) plan_.stored[v] = 1;
+      if (op == OpKind::Input || is_anchor(node(v)) || is_output_[v]) plan_.stored[v] = 1;
       if (plan_.stored[v]) continue;
       cost[v] = 1;
       for (ValueId in : node(v).inputs) cost[v] += plan_.stored[in] ? 0 : cost[in];
@@ -136,8 +134,7 @@ class Planner {
     // Operands read many times per output are stored unless they are index arithmetic over
     // stored values.
     for (ValueId v = 0; v < n; ++v) {
-      OpKind op = node(v).op;
-      if (op != OpKind::Matmul && op != OpKind::Sort && op != OpKind::ScatterAdd) continue;
+      if (!family_for(node(v)).rereads_operands()) continue;
       for (ValueId in : node(v).inputs) {
         if (!plan_.stored[in] && !cheap_tree(in)) plan_.stored[in] = 1;
       }
@@ -164,7 +161,7 @@ class Planner {
     while (!stack.empty()) {
       auto [u, aligned] = stack.back();
       stack.pop_back();
-      if (!first && (plan_.stored[u] || is_anchor(node(u).op))) {
+      if (!first && (plan_.stored[u] || is_anchor(node(u)))) {
         on_leaf(u, aligned);
         continue;
       }
@@ -190,7 +187,7 @@ class Planner {
         return;
       }
       int p = plan_.producer[leaf];
-      if (is_anchor(node(leaf).op) && !plan_.stored[leaf]) ok = false;
+      if (is_anchor(node(leaf)) && !plan_.stored[leaf]) ok = false;
       if (p >= k) ok = false;
     });
     return ok;
@@ -210,42 +207,19 @@ class Planner {
     return r;
   }
 
-  bool join_row_group(ValueId r) {
-    const auto& attrs = node(r).get<ir::ReduceAttrs>();
-    const Shape& full = g_.type(node(r).inputs[0]).shape;
+  // Anchor v joins an earlier kernel of its family that takes it (a reduction of a row kernel's
+  // rows), its operand evaluated inside that kernel like an epilogue value.
+  bool join_anchor(ValueId v) {
+    const Family& family = family_for(node(v));
     for (int k = static_cast<int>(plan_.kernels.size()) - 1; k >= 0; --k) {
       KernelPlan& kp = plan_.kernels[k];
-      if (kp.kind != KernelKind::Row || kp.axis != attrs.axis || kp.shape != full) continue;
+      if (kp.family != &family || !family.takes_anchor(g_, kp, v)) continue;
       bool touches = false;
-      if (!can_join(node(r).inputs[0], k, provided_by(k), {full, reduced(full, kp.axis)},
-                    &touches) ||
+      if (!can_join(node(v).inputs[0], k, provided_by(k), family.epilogue_shapes(kp), &touches) ||
           !touches) {
         continue;
       }
-      // The input of r is evaluated inside k: check it as if r were an epilogue value.
-      kp.reductions.push_back(r);
-      kp.outputs.push_back(r);
-      plan_.producer[r] = k;
-      return true;
-    }
-    return false;
-  }
-
-  bool join_epilogue(ValueId v) {
-    const Shape& s = node(v).type.shape;
-    for (int k = static_cast<int>(plan_.kernels.size()) - 1; k >= 0; --k) {
-      KernelPlan& kp = plan_.kernels[k];
-      std::vector<Shape> shapes;
-      if (kp.kind == KernelKind::Row) {
-        shapes = {kp.shape, reduced(kp.shape, kp.axis)};
-      } else if (kp.kind == KernelKind::Matmul) {
-        shapes = {kp.shape};
-      } else {
-        continue;
-      }
-      if (std::find(shapes.begin(), shapes.end(), s) == shapes.end()) continue;
-      bool touches = false;
-      if (!can_join(v, k, provided_by(k), shapes, &touches) || !touches) continue;
+      kp.reductions.push_back(v);
       kp.outputs.push_back(v);
       plan_.producer[v] = k;
       return true;
@@ -253,13 +227,20 @@ class Planner {
     return false;
   }
 
-  bool join_pointwise(ValueId v) {
+  // Value v joins the latest kernel that can evaluate it: an epilogue (of a row or matmul
+  // kernel) must read what its kernel computes; a pointwise kernel takes any value over its
+  // index space whose inputs are ready.
+  bool join(ValueId v, Fusion how) {
     const Shape& s = node(v).type.shape;
     for (int k = static_cast<int>(plan_.kernels.size()) - 1; k >= 0; --k) {
       KernelPlan& kp = plan_.kernels[k];
-      if (kp.kind != KernelKind::Pointwise || kp.shape != s) continue;
+      if (kp.family->fusion() != how) continue;
+      std::vector<Shape> shapes =
+          how == Fusion::Epilogue ? kp.family->epilogue_shapes(kp) : std::vector<Shape>{kp.shape};
+      if (std::find(shapes.begin(), shapes.end(), s) == shapes.end()) continue;
       bool touches = false;
-      if (!can_join(v, k, provided_by(k), {s}, &touches)) continue;
+      if (!can_join(v, k, provided_by(k), shapes, &touches)) continue;
+      if (how == Fusion::Epilogue && !touches) continue;
       kp.outputs.push_back(v);
       plan_.producer[v] = k;
       return true;
@@ -268,35 +249,9 @@ class Planner {
   }
 
   void new_kernel(ValueId v) {
-    KernelPlan kp;
-    const ir::Node& n = node(v);
-    switch (n.op) {
-      case OpKind::Reduce:
-        kp.kind = KernelKind::Row;
-        kp.shape = g_.type(n.inputs[0]).shape;
-        kp.axis = n.get<ir::ReduceAttrs>().axis;
-        kp.reductions = {v};
-        break;
-      case OpKind::Matmul:
-        kp.kind = KernelKind::Matmul;
-        kp.shape = n.type.shape;
-        kp.anchor = v;
-        break;
-      case OpKind::Sort:
-        kp.kind = KernelKind::Sort;
-        kp.shape = n.type.shape;
-        kp.anchor = v;
-        break;
-      case OpKind::ScatterAdd:
-        kp.kind = KernelKind::Scatter;
-        kp.shape = n.type.shape;
-        kp.anchor = v;
-        break;
-      default:
-        kp.kind = KernelKind::Pointwise;
-        kp.shape = n.type.shape;
-        break;
-    }
+    const Family& family = family_for(node(v));
+    KernelPlan kp = family.start(g_, v);
+    kp.family = &family;
     kp.outputs = {v};
     plan_.producer[v] = static_cast<int>(plan_.kernels.size());
     plan_.kernels.push_back(std::move(kp));
@@ -310,31 +265,8 @@ class Planner {
 
 }  // namespace
 
-const char* kernel_kind_name(KernelKind k) {
-  switch (k) {
-    case KernelKind::Pointwise:
-      return "pointwise";
-    case KernelKind::Row:
-      return "row";
-    case KernelKind::Matmul:
-      return "matmul";
-    case KernelKind::Sort:
-      return "sort";
-    case KernelKind::Scatter:
-      return "scatter";
-  }
-  return "?";
-}
-
 Shape index_space(const ir::Graph& g, const KernelPlan& kp) {
-  switch (kp.kind) {
-    case KernelKind::Row:
-      return g.type(g.node(kp.reductions.front()).inputs[0]).shape;
-    case KernelKind::Pointwise:
-      return g.type(kp.outputs.front()).shape;
-    default:
-      return g.type(kp.anchor).shape;
-  }
+  return kp.family->index_space(g, kp);
 }
 
 Plan make_plan(const ir::Graph& g, const std::vector<ValueId>& outputs, bool fusion) {
@@ -349,20 +281,13 @@ std::string print_plan(const ir::Graph& g, const Plan& p) {
   };
   for (size_t k = 0; k < p.kernels.size(); ++k) {
     const KernelPlan& kp = p.kernels[k];
-    absl::StrAppend(&s, "kernel ", k, ": ", kernel_kind_name(kp.kind), " over ",
-                    kp.shape.to_string());
+    absl::StrAppend(&s, "kernel ", k, ": ", kp.family->name(), " over ", kp.shape.to_string());
     if (kp.axis >= 0) absl::StrAppend(&s, " axis ", kp.axis);
     if (!kp.reductions.empty()) absl::StrAppend(&s, " reductions [", ids(kp.reductions), "]");
     if (kp.anchor >= 0) absl::StrAppend(&s, " anchor %", kp.anchor);
     absl::StrAppend(&s, " stores [", ids(kp.outputs), "]");
-    // The variant the kernel runs (0: the template's default).
-    if (kp.kind == KernelKind::Matmul) {
-      absl::StrAppend(&s, " variant block=", kp.block, " mma=", kp.mma, " stages=", kp.stages);
-    } else if (kp.kind == KernelKind::Row) {
-      absl::StrAppend(&s, " variant workgroup=", kp.workgroup);
-    } else if (kp.kind == KernelKind::Pointwise) {
-      absl::StrAppend(&s, " variant pointwise=", kp.pointwise);
-    }
+    // The variant the kernel runs, frozen before it was lowered.
+    absl::StrAppend(&s, " variant ", kp.family->describe(kp.variant));
     absl::StrAppend(&s, "\n");
   }
   (void)g;

@@ -8,7 +8,7 @@
 #include "autotune/store.h"
 #include "frontend/detail/stream.h"
 #include "ir/builder.h"
-#include "jit/tune/matmul_tuning.h"
+#include "kernels/matmul/tuning.h"
 #include "tests/jit/gpu_util.h"
 
 namespace ember {

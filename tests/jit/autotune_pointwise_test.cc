@@ -10,7 +10,8 @@
 #include "frontend/detail/stream.h"
 #include "ir/builder.h"
 #include "jit/exec/executor.h"
-#include "jit/tune/pointwise_tuning.h"
+#include "kernels/pointwise/family.h"
+#include "kernels/pointwise/tuning.h"
 #include "tests/jit/gpu_util.h"
 
 namespace ember {
@@ -37,7 +38,7 @@ std::string key_for(int64_t n, DType dtype = DType::F32, int outputs = 1) {
   ir::Graph g;
   ir::Builder b(g);
   ir::ValueId x = b.input(0, {dtype, {n}});
-  jit::KernelPlan kp{jit::KernelKind::Pointwise};
+  jit::KernelPlan kp{&jit::pointwise_family()};
   kp.shape = Shape{n};
   for (int i = 0; i < outputs; ++i) kp.outputs.push_back(b.unary(ir::UnaryFn::Neg, x));
   return jit::pointwise_tune_key(g, kp, detail::backend_for(testing::gpu_device())).to_string();
@@ -96,7 +97,7 @@ TEST_F(AutotunePointwise, CachedUsesTheStoredWinner) {
   testing::store_winner(key_for(n), "pointwise", "threads=128,unroll=2,vector=1");
   ir::Graph g;
   ir::Builder b(g);
-  jit::KernelPlan kp{jit::KernelKind::Pointwise};
+  jit::KernelPlan kp{&jit::pointwise_family()};
   kp.shape = Shape{n};
   kp.outputs = {b.unary(ir::UnaryFn::Neg, b.input(0, {DType::F32, {n}}))};
   std::string tune_key;

@@ -9,7 +9,7 @@
 #include "autotune/store.h"
 #include "frontend/detail/stream.h"
 #include "ir/builder.h"
-#include "jit/tune/row_tuning.h"
+#include "kernels/row/tuning.h"
 #include "tests/jit/gpu_util.h"
 
 namespace ember {

@@ -10,6 +10,8 @@
 #include "jit/codegen/cuda_source.h"
 #include "jit/lower/lower.h"
 #include "jit/plan/plan.h"
+#include "kernels/matmul/family.h"
+#include "kernels/matmul/operands.h"
 #include "runtime/cuda/nvrtc.h"
 #include "tests/jit/gpu_util.h"
 
@@ -194,12 +196,16 @@ TEST(CudaCompile, EveryKernelPatternCompilesWithNvrtc) {
 std::vector<LoweredKernel> lower_with_mma(ir::Graph& g, const std::vector<ValueId>& outs,
                                           int tile = 1) {
   Plan plan = make_plan(g, outs, true);
-  for (KernelPlan& kp : plan.kernels) kp.mma = kp.kind == KernelKind::Matmul ? tile : 0;
   std::vector<runtime::Array> layouts;
   layouts.reserve(g.size());
   for (ValueId v = 0; v < g.size(); ++v)
     layouts.push_back(runtime::Array::contiguous(nullptr, g.type(v)));
   auto layout = [&](ValueId v) -> const runtime::Array& { return layouts[v]; };
+  // As the freeze stage does: the tile where the operands admit it.
+  for (KernelPlan& kp : plan.kernels) {
+    if (kp.family == &matmul_family())
+      kp.variant = pack(admitted(g, plan, layout, kp, MatmulVariant{0, tile, 1}));
+  }
   std::vector<LoweredKernel> out;
   for (int k = 0; k < static_cast<int>(plan.kernels.size()); ++k)
     out.push_back(lower_kernel(g, plan, k, layout));
@@ -224,7 +230,7 @@ TEST(CudaCompile, TensorCoreMatmulsCompileWithNvrtc) {
         SCOPED_TRACE(absl::StrCat(dtype_name(t), a_t ? " A^T" : " A", b_t ? " B^T" : " B"));
         for (const LoweredKernel& lk : lower_with_mma(g, {y})) {
           EXPECT_NE(lk.desc.name.find("_mma"), std::string::npos) << lk.desc.name;
-          EXPECT_TRUE(lk.mma);
+          EXPECT_TRUE(lk.launch.mma);
           std::string source = render_cuda(lk.desc);
           try {
             EXPECT_GT(runtime::cuda::nvrtc_compile(source, lk.desc.name, "sm_90a", false).size(),
@@ -246,7 +252,7 @@ TEST(CudaCompile, TensorCoreMatmulsCompileWithNvrtc) {
     ValueId mm = b.matmul(b.permute(in(b, t, {64, 200}), {1, 0}), in(b, t, {64, 136}));
     for (const LoweredKernel& lk : lower_with_mma(g, {mm}, tile)) {
       SCOPED_TRACE(absl::StrCat("tile ", tile, " ", dtype_name(t)));
-      EXPECT_TRUE(lk.mma);
+      EXPECT_TRUE(lk.launch.mma);
       std::string source = render_cuda(lk.desc);
       EXPECT_NO_THROW(runtime::cuda::nvrtc_compile(source, lk.desc.name, "sm_90a", false));
     }
@@ -270,13 +276,13 @@ TEST(CudaCompile, WgmmaTilesCompileOrFallBack) {
         const bool expect_wgmma = t != DType::F32 && layout != 2;
         SCOPED_TRACE(absl::StrCat("tile ", tile, " ", dtype_name(t), " layout ", layout));
         for (const LoweredKernel& lk : lower_with_mma(g, {y}, tile)) {
-          EXPECT_TRUE(lk.mma);
+          EXPECT_TRUE(lk.launch.mma);
           std::string source = render_cuda(lk.desc);
           const bool tma = source.find("wgmma_tma_tile<") != std::string::npos;
           EXPECT_EQ(source.find("wgmma_tile<") != std::string::npos || tma, expect_wgmma);
           // The 8-warp tiles of one matrix take the copy engine, with a producer warpgroup.
           EXPECT_EQ(tma, expect_wgmma && kMmaTiles[tile - 1].threads() == 256);
-          EXPECT_EQ(lk.tiled_views.size(), tma ? 2u : 0u);
+          EXPECT_EQ(lk.launch.tiled_views.size(), tma ? 2u : 0u);
           if (expect_wgmma)
             EXPECT_EQ(lk.desc.workgroup_size, kMmaTiles[tile - 1].threads() + (tma ? 128u : 0u));
           try {
@@ -301,9 +307,9 @@ TEST(CudaCompile, TiledViewsOfOneRowAndNMajorB) {
   ValueId mm = b.matmul(in(b, DType::BF16, {1, 70}), in(b, DType::BF16, {70, 200}));
   std::vector<LoweredKernel> lks = lower_with_mma(g, {mm}, 11);  // wgmma 128 x 128
   ASSERT_EQ(lks.size(), 1u);
-  ASSERT_EQ(lks[0].tiled_views.size(), 2u);
-  const runtime::TiledView& a = lks[0].tiled_views[0];
-  const runtime::TiledView& w = lks[0].tiled_views[1];
+  ASSERT_EQ(lks[0].launch.tiled_views.size(), 2u);
+  const runtime::TiledView& a = lks[0].launch.tiled_views[0];
+  const runtime::TiledView& w = lks[0].launch.tiled_views[1];
   EXPECT_EQ(a.rows, 1u);
   EXPECT_EQ(a.cols, 70u);
   EXPECT_EQ(a.row_stride, 72u);  // rounded up to 16 bytes
@@ -335,19 +341,21 @@ TEST(CudaCompile, VectorTileCompilesOrFallsBack) {
     ValueId y = b.unary(UnaryFn::Tanh,
                         b.binary(BinaryFn::Add, b.matmul(a, w), in(b, DType::F32, {1, 1, 200})));
     Plan plan = make_plan(g, {y}, true);
-    for (KernelPlan& kp : plan.kernels)
-      kp.block = kp.kind == KernelKind::Matmul ? kVectorTileBlock : 0;
     std::vector<runtime::Array> layouts;
     for (ValueId v = 0; v < g.size(); ++v)
       layouts.push_back(runtime::Array::contiguous(nullptr, g.type(v)));
     auto lay = [&](ValueId v) -> const runtime::Array& { return layouts[v]; };
+    for (KernelPlan& kp : plan.kernels) {
+      if (kp.family == &matmul_family())
+        kp.variant = pack(admitted(g, plan, lay, kp, MatmulVariant{kVectorTileBlock, 0, 1}));
+    }
     SCOPED_TRACE(absl::StrCat("layout ", layout));
     ASSERT_EQ(plan.kernels.size(), 1u);
     LoweredKernel lk = lower_kernel(g, plan, 0, lay);
     std::string source = render_cuda(lk.desc);
     const bool tile = source.find("simt_tile<") != std::string::npos;
     EXPECT_EQ(tile, layout == 0);
-    EXPECT_FALSE(lk.mma);  // no tensor cores
+    EXPECT_FALSE(lk.launch.mma);  // no tensor cores
     EXPECT_EQ(source.find("__launch_bounds__(256, 1)") != std::string::npos, tile);
     if (tile) EXPECT_EQ(lk.desc.dynamic_shared_bytes, 2u * (128 + 256) * 32 * 4);
     try {
@@ -366,7 +374,7 @@ TEST(CudaCompile, UnalignedMatmulRowsFallBackToSimt) {
   Builder b(g);
   ValueId mm = b.matmul(in(b, DType::BF16, {16, 33}), in(b, DType::BF16, {33, 16}));
   for (const LoweredKernel& lk : lower_with_mma(g, {mm})) {
-    EXPECT_FALSE(lk.mma) << "K = 33 rows are not 16-byte aligned";
+    EXPECT_FALSE(lk.launch.mma) << "K = 33 rows are not 16-byte aligned";
     EXPECT_EQ(lk.desc.name.find("_mma"), std::string::npos);
   }
 }

@@ -18,7 +18,7 @@
 #include "autotune/store.h"
 #include "frontend/detail/stream.h"
 #include "jit/plan/fusion_switch.h"
-#include "jit/tune/tuning.h"
+#include "kernels/tuning.h"
 
 namespace ember::testing {
 

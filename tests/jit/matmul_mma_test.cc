@@ -4,8 +4,8 @@
 // epilogues; stats().mma_launches shows which template ran. Skipped where the test device has
 // no tensor cores (Vulkan, CI's lavapipe).
 #include "frontend/detail/stream.h"
-#include "jit/lower/lower.h"
-#include "jit/lower/matmul_precision.h"
+#include "kernels/matmul/precision.h"
+#include "kernels/matmul/tiles.h"
 #include "tests/jit/gpu_util.h"
 
 namespace ember {

@@ -1,7 +1,7 @@
 // Split-K (EMBER_SPLIT_K=S): an f32 matmul computed as partial products over parts of K, then
 // summed, on small problems (edges, batches with broadcasting, transposed views, fused
 // epilogues, gradients) checked against the CPU. Nothing is split unless asked.
-#include "jit/tune/split_k.h"
+#include "kernels/matmul/split_k.h"
 
 #include <cstdlib>
 #include <string>

@@ -1,5 +1,5 @@
-// Long reductions over few rows are split in two (jit/plan/split_reductions.h): same values as the
-// CPU, and more than one workgroup's worth of kernels.
+// Long reductions over few rows are split in two (kernels/row/split_reductions.h): same values as
+// the CPU, and more than one workgroup's worth of kernels.
 #include "tests/jit/gpu_util.h"
 
 namespace ember {

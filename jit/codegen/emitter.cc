@@ -1,4 +1,4 @@
-#include "jit/lower/emitter.h"
+#include "jit/codegen/emitter.h"
 
 #include <cmath>
 #include <cstring>
@@ -53,8 +53,9 @@ const char* ctype_name(CType t) {
   return "?";
 }
 
-Emitter::Emitter(const ir::Graph& g, const Plan& plan, int kernel, LayoutFn layout)
-    : g_(g), plan_(plan), kernel_(kernel), layout_(std::move(layout)) {
+Emitter::Emitter(const ir::Graph& g, const std::vector<char>& stored,
+                 const std::vector<int>& producer, int kernel, LayoutFn layout)
+    : g_(g), stored_(stored), producer_(producer), kernel_(kernel), layout_(std::move(layout)) {
   memo_.emplace_back();
   computed_.assign(g.size(), 0);
 }
@@ -344,8 +345,7 @@ int Emitter::value(ValueId v, Index idx) {
   for (auto it = memo_.rbegin(); it != memo_.rend(); ++it) {
     if (auto m = it->find(key); m != it->end()) return m->second;
   }
-  bool stored_elsewhere =
-      plan_.stored[v] && (g_.node(v).op == OpKind::Input || plan_.producer[v] != kernel_);
+  bool stored_elsewhere = stored_[v] && (g_.node(v).op == OpKind::Input || producer_[v] != kernel_);
   int e = stored_elsewhere ? load(v, idx) : compute(v, idx);
   if (!stored_elsewhere) computed_[v] = 1;
   memo_.back()[key] = e;

@@ -1,4 +1,4 @@
-#include "jit/tune/row_tuning.h"
+#include "kernels/row/tuning.h"
 
 #include <algorithm>
 #include <iterator>
@@ -6,7 +6,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "autotune/mode.h"
-#include "jit/tune/tuning.h"
+#include "kernels/tuning.h"
 
 namespace ember::jit {
 namespace {
@@ -74,32 +74,35 @@ autotune::TuneKey row_tune_key(const ir::Graph& g, ir::ValueId reduce,
   return row_key(g, reduce, reductions_of(g), backend);
 }
 
-std::vector<RowChoice> choose_row_workgroups(const ir::Graph& g, const runtime::Backend& backend) {
-  const std::vector<ir::ValueId> reductions = reductions_of(g);
-  if (reductions.empty()) return {};  // no choices to make, no settings to read
-  std::vector<RowChoice> choices(g.size());
+RowChoice choose_row(const ir::Graph& g, ir::ValueId v, const runtime::Backend& backend) {
   const int forced =
       forced_variant("EMBER_ROW_WORKGROUP",
                      std::vector<int>(std::begin(kRowWorkgroups), std::end(kRowWorkgroups)));
   autotune::Mode mode = autotune::mode(!backend.runs_on_cpu());
   if (mode == autotune::Mode::on && !tunes_on(backend)) mode = autotune::Mode::cached;
-  for (ir::ValueId v : reductions) {
-    RowChoice& c = choices[v];
-    if (forced > 0 || mode == autotune::Mode::off) {
-      c.workgroup = forced > 0 ? forced : row_workgroup_heuristic(g, v);
-      continue;
-    }
-    std::string key = row_key(g, v, reductions, backend).to_string();
-    c.workgroup = workgroup_of(cached_winner(key));
-    if (c.workgroup > 0 && std::find(std::begin(kRowWorkgroups), std::end(kRowWorkgroups),
-                                     c.workgroup) == std::end(kRowWorkgroups)) {
-      discard_winner(key, cached_winner(key));
-      c.workgroup = 0;
-    }
-    if (c.workgroup > 0) continue;
-    c.workgroup = row_workgroup_heuristic(g, v);
-    if (mode == autotune::Mode::on) c.tune_key = std::move(key);
+  RowChoice c;
+  if (forced > 0 || mode == autotune::Mode::off) {
+    c.workgroup = forced > 0 ? forced : row_workgroup_heuristic(g, v);
+    return c;
   }
+  std::string key = row_key(g, v, reductions_of(g), backend).to_string();
+  c.workgroup = workgroup_of(cached_winner(key));
+  if (c.workgroup > 0 && std::find(std::begin(kRowWorkgroups), std::end(kRowWorkgroups),
+                                   c.workgroup) == std::end(kRowWorkgroups)) {
+    discard_winner(key, cached_winner(key));
+    c.workgroup = 0;
+  }
+  if (c.workgroup > 0) return c;
+  c.workgroup = row_workgroup_heuristic(g, v);
+  if (mode == autotune::Mode::on) c.tune_key = std::move(key);
+  return c;
+}
+
+std::vector<RowChoice> choose_row_workgroups(const ir::Graph& g, const runtime::Backend& backend) {
+  const std::vector<ir::ValueId> reductions = reductions_of(g);
+  if (reductions.empty()) return {};
+  std::vector<RowChoice> choices(g.size());
+  for (ir::ValueId v : reductions) choices[v] = choose_row(g, v, backend);
   return choices;
 }
 

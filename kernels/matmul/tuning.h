@@ -10,7 +10,7 @@
 
 #include "autotune/key.h"
 #include "ir/graph.h"
-#include "jit/plan/plan.h"
+#include "kernels/matmul/tiles.h"
 #include "runtime/backend.h"
 
 namespace ember::jit {
@@ -40,6 +40,10 @@ struct MatmulChoice {
   int stages = 1;
   std::string tune_key;  // empty: nothing to tune
 };
+
+// The choice for matmul node `mm` (before its operands are looked at: matmul_family's choose
+// then keeps it only where they admit it).
+MatmulChoice choose_matmul(const ir::Graph& g, ir::ValueId mm, const runtime::Backend& backend);
 
 // One choice per node of `g` (default for non-matmul nodes; none at all when `g` has no
 // matmul), decided once per flush: the plan key, the plan and the launches all read these.

@@ -11,7 +11,6 @@
 
 #include "ir/graph.h"
 #include "jit/codegen/kernel.h"
-#include "jit/plan/plan.h"
 #include "runtime/backend.h"
 
 namespace ember::jit {
@@ -67,7 +66,10 @@ ScalarWords scalar_field_words(const ir::Node& n, const ScalarPatch& p);
 class Emitter {
  public:
   using LayoutFn = std::function<const runtime::Array&(ir::ValueId)>;
-  Emitter(const ir::Graph& g, const Plan& plan, int kernel, LayoutFn layout);
+  // `stored` and `producer`: per value, whether it lives in a buffer and which kernel of the plan
+  // computes it; the emitter builds kernel `kernel`, loading what other kernels stored.
+  Emitter(const ir::Graph& g, const std::vector<char>& stored, const std::vector<int>& producer,
+          int kernel, LayoutFn layout);
 
   KernelDesc& desc() { return k_; }
   std::vector<uint32_t>& params() { return params_; }
@@ -151,7 +153,8 @@ class Emitter {
   void push_stmt(Stmt s);
 
   const ir::Graph& g_;
-  const Plan& plan_;
+  const std::vector<char>& stored_;
+  const std::vector<int>& producer_;
   int kernel_;
   LayoutFn layout_;
   KernelDesc k_;

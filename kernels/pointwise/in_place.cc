@@ -1,4 +1,4 @@
-#include "jit/lower/in_place.h"
+#include "kernels/pointwise/in_place.h"
 
 #include <limits>
 

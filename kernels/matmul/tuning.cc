@@ -1,4 +1,4 @@
-#include "jit/tune/matmul_tuning.h"
+#include "kernels/matmul/tuning.h"
 
 #include <algorithm>
 #include <iterator>
@@ -6,9 +6,9 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "autotune/mode.h"
-#include "jit/lower/lower.h"
-#include "jit/lower/matmul_precision.h"
-#include "jit/tune/tuning.h"
+#include "kernels/matmul/precision.h"
+#include "kernels/matmul/tiles.h"
+#include "kernels/tuning.h"
 
 namespace ember::jit {
 namespace {
@@ -125,51 +125,49 @@ autotune::TuneKey matmul_tune_key(const ir::Graph& g, ir::ValueId mm,
           {mma && t == DType::F32 ? "tf32" : dtype_name(t)}};
 }
 
-std::vector<MatmulChoice> choose_matmul_blocks(const ir::Graph& g,
-                                               const runtime::Backend& backend) {
-  // Most eager flushes have no matmul: no choices to make, no settings to read.
-  const auto& nodes = g.nodes();
-  if (std::none_of(nodes.begin(), nodes.end(),
-                   [](const ir::Node& n) { return n.op == ir::OpKind::Matmul; })) {
-    return {};
-  }
-  std::vector<MatmulChoice> choices(g.size());
+MatmulChoice choose_matmul(const ir::Graph& g, ir::ValueId v, const runtime::Backend& backend) {
   // EMBER_MATMUL_BLOCK=1|2|4|8 (16: the CUDA vector tile) forces a block, EMBER_MMA_TILE=1..N a
   // tensor-core tile.
   const int forced_block = forced_variant("EMBER_MATMUL_BLOCK", simt_blocks(backend, DType::F32));
   // EMBER_MATMUL_STAGES=1|2 forces the SIMT template's pipeline stages.
   const int forced_stages = forced_variant("EMBER_MATMUL_STAGES", {1, 2});
-  std::vector<int> tiles = usable_tiles(true);
-  const int forced_tile = forced_variant("EMBER_MMA_TILE", tiles);
+  const int forced_tile = forced_variant("EMBER_MMA_TILE", usable_tiles(true));
   autotune::Mode mode = autotune::mode(!backend.runs_on_cpu());
   if (mode == autotune::Mode::on && !tunes_on(backend)) mode = autotune::Mode::cached;
+  MatmulChoice c;
+  c.stages =
+      forced_stages > 0 ? forced_stages : (backend.kind() == runtime::DeviceKind::Cuda ? 2 : 1);
+  Problem p = problem_of(g, v);
+  bool mma = wants_mma(g, v, backend);
+  bool wgmma = wgmma_allowed(g, v, backend);
+  c.block = forced_block > 0 ? forced_block : heuristic_block(backend, p);
+  int forced_variant = mma ? forced_tile : forced_block;
+  if (mma && forced_variant > 0 && !wgmma) forced_variant = mma_sync_tile(forced_variant);
+  int& variant = mma ? c.mma : c.block;
+  if (forced_variant > 0 || mode == autotune::Mode::off) {
+    variant = forced_variant > 0 ? forced_variant : heuristic_variant(backend, p, mma, wgmma);
+    return c;
+  }
+  std::string key = matmul_tune_key(g, v, backend).to_string();
+  variant = cached_variant(key, mma);
+  const std::vector<int> valid = mma ? usable_tiles(wgmma) : simt_blocks(backend, g.type(v).dtype);
+  if (variant > 0 && std::find(valid.begin(), valid.end(), variant) == valid.end()) {
+    discard_winner(key, cached_winner(key));
+    variant = 0;
+  }
+  if (variant > 0) return c;
+  variant = heuristic_variant(backend, p, mma, wgmma);
+  if (mode == autotune::Mode::on) c.tune_key = std::move(key);
+  return c;
+}
+
+std::vector<MatmulChoice> choose_matmul_blocks(const ir::Graph& g,
+                                               const runtime::Backend& backend) {
+  std::vector<MatmulChoice> choices;
   for (ir::ValueId v = 0; v < g.size(); ++v) {
     if (g.node(v).op != ir::OpKind::Matmul) continue;
-    MatmulChoice& c = choices[v];
-    c.stages =
-        forced_stages > 0 ? forced_stages : (backend.kind() == runtime::DeviceKind::Cuda ? 2 : 1);
-    Problem p = problem_of(g, v);
-    bool mma = wants_mma(g, v, backend);
-    bool wgmma = wgmma_allowed(g, v, backend);
-    c.block = forced_block > 0 ? forced_block : heuristic_block(backend, p);
-    int forced_variant = mma ? forced_tile : forced_block;
-    if (mma && forced_variant > 0 && !wgmma) forced_variant = mma_sync_tile(forced_variant);
-    int& variant = mma ? c.mma : c.block;
-    if (forced_variant > 0 || mode == autotune::Mode::off) {
-      variant = forced_variant > 0 ? forced_variant : heuristic_variant(backend, p, mma, wgmma);
-      continue;
-    }
-    std::string key = matmul_tune_key(g, v, backend).to_string();
-    variant = cached_variant(key, mma);
-    const std::vector<int> valid =
-        mma ? usable_tiles(wgmma) : simt_blocks(backend, g.type(v).dtype);
-    if (variant > 0 && std::find(valid.begin(), valid.end(), variant) == valid.end()) {
-      discard_winner(key, cached_winner(key));
-      variant = 0;
-    }
-    if (variant > 0) continue;
-    variant = heuristic_variant(backend, p, mma, wgmma);
-    if (mode == autotune::Mode::on) c.tune_key = std::move(key);
+    choices.resize(g.size());
+    choices[v] = choose_matmul(g, v, backend);
   }
   return choices;
 }

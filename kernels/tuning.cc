@@ -1,4 +1,4 @@
-#include "jit/tune/tuning.h"
+#include "kernels/tuning.h"
 
 #include <algorithm>
 #include <atomic>

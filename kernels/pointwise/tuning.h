@@ -14,7 +14,7 @@
 
 #include "autotune/key.h"
 #include "ir/graph.h"
-#include "jit/plan/plan.h"
+#include "kernels/kernel_plan.h"
 #include "runtime/backend.h"
 
 namespace ember::jit {

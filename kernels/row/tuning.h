@@ -35,6 +35,9 @@ autotune::TuneKey row_tune_key(const ir::Graph& g, ir::ValueId reduce,
 // and softmax.
 int row_workgroup_heuristic(const ir::Graph& g, ir::ValueId reduce);
 
+// The choice for reduction `reduce`: forced, stored or the heuristic's, and the key to tune now.
+RowChoice choose_row(const ir::Graph& g, ir::ValueId reduce, const runtime::Backend& backend);
+
 // One choice per node of `g` (none at all when `g` has no reduction); a row kernel uses its first
 // reduction's.
 std::vector<RowChoice> choose_row_workgroups(const ir::Graph& g, const runtime::Backend& backend);

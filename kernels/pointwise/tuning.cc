@@ -1,4 +1,4 @@
-#include "jit/tune/pointwise_tuning.h"
+#include "kernels/pointwise/tuning.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "autotune/mode.h"
-#include "jit/tune/tuning.h"
+#include "kernels/tuning.h"
 
 namespace ember::jit {
 namespace {

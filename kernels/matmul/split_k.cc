@@ -1,9 +1,9 @@
-#include "jit/tune/split_k.h"
+#include "kernels/matmul/split_k.h"
 
 #include <cstdlib>
 
 #include "ir/rewrite.h"
-#include "jit/tune/matmul_tuning.h"
+#include "kernels/matmul/tuning.h"
 
 namespace ember::jit {
 namespace {

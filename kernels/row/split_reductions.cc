@@ -1,4 +1,4 @@
-#include "jit/plan/split_reductions.h"
+#include "kernels/row/split_reductions.h"
 
 #include "ir/rewrite.h"
 

@@ -1,4 +1,4 @@
-#include "jit/lower/matmul_precision.h"
+#include "kernels/matmul/precision.h"
 
 #include <atomic>
 #include <cstdlib>

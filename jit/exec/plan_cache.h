@@ -1,0 +1,76 @@
+#pragma once
+// The short-cuts between the stages: a flush whose graph has the structure of an earlier one
+// takes that flush's plan instead of planning (the structure cache); one whose frozen plan
+// matches an earlier one's takes its compiled kernels (the kernel cache) and, when every
+// layout matches too, its lowered launches with this graph's scalars; one that repeats the last
+// flush of its stream node for node replays it (ReplayMemo) without hashing.
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <unordered_map>
+#include <vector>
+
+#include "jit/exec/executor.h"
+#include "jit/lower/lower.h"
+#include "kernels/kernel_plan.h"
+
+namespace ember::jit {
+
+// Everything that decides a flush's plan: the structural hash (ops, dtypes, ranks, which dims
+// are 1 or equal), the fusion switch, inputs' contiguity, empty values, the vector path's
+// divisibility and size thresholds, which dims a pad pads.
+uint64_t structure_key(const ir::Graph& g, const std::vector<ir::ValueId>& outputs,
+                       std::span<const runtime::Array> inputs, bool fusion);
+// structure_key plus every kernel's family, variant and specialisation: what compiled code
+// depends on.
+uint64_t frozen_key(uint64_t structure, const ir::Graph& g, const Plan& plan);
+// The inputs' shapes, strides and offsets.
+uint64_t input_layout_fingerprint(std::span<const runtime::Array> inputs);
+// Everything lowering reads beyond the frozen key except runtime scalars (fill values, RNG seeds
+// and offsets, pad values): every shape, every other attribute, the inputs' layout. Two flushes
+// with equal frozen keys and fingerprints lower to the same launches but for the scalar words,
+// which patch_scalars rewrites.
+uint64_t layout_fingerprint(const ir::Graph& g, uint64_t inputs_layout);
+
+// A frozen plan's compiled kernels, and the launches of the last flush that lowered it.
+struct CompiledPlan {
+  std::vector<std::shared_ptr<runtime::Kernel>> kernels;
+  std::mutex mutex;  // guards the two below
+  uint64_t layout = 0;
+  std::vector<LaunchSpec> launches;
+};
+
+// A backend's caches. Plans are shared read-only; a flush copies the one it uses.
+class PlanCache {
+ public:
+  static PlanCache& of(const runtime::Backend* backend);
+  std::shared_ptr<const Plan> structure(uint64_t key);
+  void add_structure(uint64_t key, std::shared_ptr<const Plan> plan);
+  std::shared_ptr<CompiledPlan> compiled(uint64_t key);
+  void add_compiled(uint64_t key, std::shared_ptr<CompiledPlan> plan);
+
+ private:
+  friend void clear_plan_cache();
+  void make_room();  // drops everything once the caches hold kMaxCachedPlans
+  std::mutex mutex_;
+  std::unordered_map<uint64_t, std::shared_ptr<const Plan>> structures_;
+  std::unordered_map<uint64_t, std::shared_ptr<CompiledPlan>> compiled_;
+};
+
+// Bumped whenever cached plans are dropped: a replay memo holding one is stale then.
+uint64_t plan_generation();
+
+// What a replayed flush reuses: everything its frozen plan and launches were derived from.
+struct ReplayMemo::State {
+  uint64_t generation = 0;  // plan_generation() when made
+  bool fusion = false;
+  uint64_t inputs_layout = 0;
+  uint64_t key = 0;  // frozen_key
+  Plan plan;         // frozen, with this graph's index spaces
+  std::shared_ptr<CompiledPlan> compiled;
+  std::vector<LaunchSpec> launches;  // with the last flush's scalars
+};
+
+}  // namespace ember::jit

@@ -1,0 +1,58 @@
+#include "jit/tune/freeze.h"
+
+#include <mutex>
+#include <set>
+#include <string>
+
+#include "jit/tune/tune_kernel.h"
+#include "kernels/family.h"
+
+namespace ember::jit {
+namespace {
+
+// Keys whose kernels check their inputs at run time (tune_kernel): never tuned, and not tried
+// again by later flushes.
+std::mutex g_untunable_mutex;
+std::set<std::string>& untunable() {
+  static auto* keys = new std::set<std::string>;
+  return *keys;
+}
+
+}  // namespace
+
+bool freeze_variants(const ir::Graph& g, Plan& plan, const Emitter::LayoutFn& layout,
+                     runtime::Backend& backend, bool tune) {
+  const VariantContext context{g, plan, layout, backend};
+  std::vector<std::string> keys(plan.kernels.size());
+  bool to_tune = false;
+  for (size_t k = 0; k < plan.kernels.size(); ++k) {
+    KernelPlan& kp = plan.kernels[k];
+    VariantChoice c = kp.family->choose(context, kp);
+    kp.variant = c.variant;
+    if (c.tune_key.empty()) continue;
+    std::lock_guard lock(g_untunable_mutex);
+    if (untunable().count(c.tune_key) == 0) {
+      keys[k] = std::move(c.tune_key);
+      to_tune = true;
+    }
+  }
+  if (!to_tune || !tune) return to_tune;
+  // Kernels of one key in one flush are tuned once. The winner is remembered for the key, so
+  // choosing again picks it, as each kernel's operands admit it.
+  std::set<std::string> tuned;
+  for (size_t k = 0; k < plan.kernels.size(); ++k) {
+    if (keys[k].empty()) continue;
+    if (tuned.insert(keys[k]).second) {
+      bool tunable = true;
+      tune_kernel(g, plan, static_cast<int>(k), layout, backend, &tunable);
+      if (!tunable) {
+        std::lock_guard lock(g_untunable_mutex);
+        untunable().insert(keys[k]);
+      }
+    }
+    plan.kernels[k].variant = plan.kernels[k].family->choose(context, plan.kernels[k]).variant;
+  }
+  return false;
+}
+
+}  // namespace ember::jit

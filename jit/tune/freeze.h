@@ -1,0 +1,22 @@
+#pragma once
+// The freeze stage: every kernel of a plan gets its family's variant (forced, stored or the
+// heuristic's, always one its operands admit), and a kernel whose key is to be tuned now
+// (EMBER_AUTOTUNE=on, no stored winner) is tuned here, on scratch buffers, before anything of
+// the flush is lowered for launching. What follows (lowering, compiling, launching) runs the
+// frozen plan as EMBER_DUMP=plan prints it.
+#include <vector>
+
+#include "jit/codegen/emitter.h"
+#include "kernels/kernel_plan.h"
+#include "runtime/backend.h"
+
+namespace ember::jit {
+
+// Sets every kernel's variant. `layout` gives each stored value's layout at launch (flush inputs
+// as given, with their buffers; computed values contiguous). Returns whether some kernel still
+// has a key to tune (never after tuning is allowed: `tune` false leaves such kernels on the
+// heuristic's variant, which a caller must not remember as final).
+bool freeze_variants(const ir::Graph& g, Plan& plan, const Emitter::LayoutFn& layout,
+                     runtime::Backend& backend, bool tune);
+
+}  // namespace ember::jit

@@ -1,0 +1,133 @@
+#include "kernels/matmul/operands.h"
+
+#include "kernels/matmul/precision.h"
+
+namespace ember::jit {
+namespace {
+
+using ir::OpKind;
+using ir::ValueId;
+
+std::optional<StridedOperand> strided_operand(const ir::Graph& g, const Plan& plan,
+                                              const Emitter::LayoutFn& layout, ValueId v) {
+  if (plan.stored[v]) {
+    const runtime::Array& a = layout(v);
+    return StridedOperand{v, a.offset, a.strides};
+  }
+  const ir::Node& n = g.node(v);
+  if (n.op != OpKind::Permute && n.op != OpKind::Expand && n.op != OpKind::Slice)
+    return std::nullopt;
+  std::optional<StridedOperand> in = strided_operand(g, plan, layout, n.inputs[0]);
+  if (!in) return in;
+  if (n.op == OpKind::Slice) {  // a window (x.narrow(...) of weights, say) moves the start
+    const auto& attrs = n.get<ir::SliceAttrs>();
+    for (size_t d = 0; d < in->strides.size(); ++d) {
+      in->offset += attrs.starts[d] * in->strides[d];
+      in->strides[d] *= attrs.steps[d];
+    }
+    return in;
+  }
+  const Shape& is = g.type(n.inputs[0]).shape;
+  const Shape& os = g.type(v).shape;
+  std::vector<int64_t> strides(os.rank());
+  for (int d = 0; d < os.rank(); ++d) {
+    if (n.op == OpKind::Permute) {
+      strides[d] = in->strides[n.get<ir::PermuteAttrs>().perm[d]];
+    } else {
+      strides[d] = is[d] == 1 && os[d] != 1 ? 0 : in->strides[d];
+    }
+  }
+  in->strides = std::move(strides);
+  return in;
+}
+
+std::optional<MmaOperand> mma_operand(const Shape& s, StridedOperand v, int k_dim, int mn_dim,
+                                      int64_t chunk) {
+  MmaOperand o{std::move(v), false, 0};
+  const std::vector<int64_t>& st = o.view.strides;
+  int other;
+  if (st[k_dim] == 1 || s[k_dim] == 1) {
+    o.kmajor = true;
+    other = mn_dim;
+  } else if (st[mn_dim] == 1 || s[mn_dim] == 1) {
+    other = k_dim;
+  } else {
+    return std::nullopt;
+  }
+  o.ld = s[other] == 1 ? 0 : st[other];
+  if (o.ld < 0 || o.ld % chunk != 0 || o.view.offset % chunk != 0) return std::nullopt;
+  for (int d = 0; d < s.rank() - 2; ++d) {
+    if (s[d] != 1 && st[d] % chunk != 0) return std::nullopt;
+  }
+  return o;
+}
+
+}  // namespace
+
+std::optional<TileOperands> tile_operands(const ir::Graph& g, const Plan& plan,
+                                          const Emitter::LayoutFn& layout, const KernelPlan& kp,
+                                          const MatmulVariant& v) {
+  ValueId mm = kp.anchor;
+  ValueId a = g.node(mm).inputs[0], b = g.node(mm).inputs[1];
+  DType dt = g.type(mm).dtype;
+  MmaShape shape;
+  const bool simt = v.mma <= 0;  // v.block == kVectorTileBlock: the CUDA f32 vector tile
+  if (simt) {
+    if (dt != DType::F32) return std::nullopt;
+    shape.kind = MmaShape::F32Simt;
+  } else if (dt == DType::F16) {
+    shape.kind = MmaShape::F16;
+  } else if (dt == DType::BF16) {
+    shape.kind = MmaShape::BF16;
+  } else if (dt == DType::F32) {
+    shape.kind = MmaShape::TF32;
+  } else {
+    return std::nullopt;
+  }
+  if (g.type(a).dtype != dt || g.type(b).dtype != dt) return std::nullopt;
+  std::optional<StridedOperand> va = strided_operand(g, plan, layout, a);
+  std::optional<StridedOperand> vb = strided_operand(g, plan, layout, b);
+  if (!va || !vb) return std::nullopt;
+  const Shape& os = kp.shape;
+  const Shape& as = g.type(a).shape;
+  const int r = os.rank();
+  const int64_t chunk = 16 / shape.element_bytes();
+  std::optional<MmaOperand> oa = mma_operand(as, *va, r - 1, r - 2, chunk);
+  std::optional<MmaOperand> ob = mma_operand(g.type(b).shape, *vb, r - 2, r - 1, chunk);
+  if (!oa || !ob) return std::nullopt;
+  if (simt) {
+    // The vector tile reads A K-contiguous and B N-contiguous (x @ w); 8 warps of 16 x 256
+    // outputs in the MmaTile geometry, 128 accumulators per thread; two stages of 32 k
+    // (128-byte rows: 96 KiB).
+    // Whole 16-byte chunks only: K and N multiples of 4 (slices may leave them otherwise).
+    if (!oa->kmajor || ob->kmajor || as[r - 1] % 4 != 0 || os[r - 1] % 4 != 0) return std::nullopt;
+    static_cast<MmaTile&>(shape) = MmaTile{8, 1, 1, 32, 2, 128};
+  } else {
+    // The wgmma template takes f16/bf16 with A K-major only (TF32 has no transposed B; an
+    // M-major A needs the instruction's transposed form and its own shared layout).
+    const bool wgmma_fits = shape.kind != MmaShape::TF32 && oa->kmajor;
+    static_cast<MmaTile&>(shape) = kMmaTiles[(wgmma_fits ? v.mma : mma_sync_tile(v.mma)) - 1];
+  }
+  shape.a_kmajor = oa->kmajor;
+  shape.b_kmajor = ob->kmajor;
+  return TileOperands{shape, *oa, *ob};
+}
+
+MatmulVariant admitted(const ir::Graph& g, const Plan& plan, const Emitter::LayoutFn& layout,
+                       const KernelPlan& kp, MatmulVariant v) {
+  const bool tile = (v.mma > 0 && v.mma <= kMmaTileCount) || v.block == kVectorTileBlock;
+  if (!tile) {
+    v.mma = 0;
+    return v;
+  }
+  std::optional<TileOperands> t = tile_operands(g, plan, layout, kp, v);
+  if (!t) {
+    v.mma = 0;
+    if (v.block == kVectorTileBlock) v.block = 8;
+    return v;
+  }
+  if (v.mma > 0 && kMmaTiles[v.mma - 1].wgmma && !t->shape.wgmma) v.mma = mma_sync_tile(v.mma);
+  return v;
+}
+
+}  // namespace ember::jit

@@ -1,0 +1,49 @@
+#pragma once
+// How the tile templates (tensor cores, the f32 vector tile) read a matmul's operands: straight
+// from memory, as strided views of stored buffers. Whether a tile variant is admitted for a
+// kernel is decided here, once, before anything is lowered.
+#include <optional>
+#include <vector>
+
+#include "jit/codegen/emitter.h"
+#include "kernels/kernel_plan.h"
+#include "kernels/matmul/tiles.h"
+
+namespace ember::jit {
+
+// A matmul operand read straight from memory: a stored value, or permutes, broadcasts and
+// slices of one, as an element offset and strides over the operand's own dims.
+struct StridedOperand {
+  ir::ValueId stored;
+  int64_t offset;
+  std::vector<int64_t> strides;
+};
+
+// How the tile reads one operand: which of its two matrix dims is contiguous and the other's
+// stride. Copies move 16-byte chunks, so offsets and strides must be multiples of a chunk's
+// elements.
+struct MmaOperand {
+  StridedOperand view;
+  bool kmajor;
+  int64_t ld;
+};
+
+struct TileOperands {
+  MmaShape shape;  // the template, tile and operand majorness (not yet the copy engine)
+  MmaOperand a, b;
+};
+
+// The tile template's view of kernel kp's operands for variant v (v.mma > 0: tensor-core tile,
+// where a wgmma tile that the operands do not suit becomes its mma.sync twin; else the f32
+// vector tile); nullopt when the operands do not suit it.
+std::optional<TileOperands> tile_operands(const ir::Graph& g, const Plan& plan,
+                                          const Emitter::LayoutFn& layout, const KernelPlan& kp,
+                                          const MatmulVariant& v);
+
+// The variant kp runs given what its operands admit: a tile the operands do not suit becomes the
+// SIMT template (block 8 in place of the vector tile), a wgmma tile that cannot read them its
+// mma.sync twin.
+MatmulVariant admitted(const ir::Graph& g, const Plan& plan, const Emitter::LayoutFn& layout,
+                       const KernelPlan& kp, MatmulVariant v);
+
+}  // namespace ember::jit

@@ -1,0 +1,179 @@
+// The tile templates: tensor cores (mma.sync, wgmma with or without the copy engine) and the f32
+// vector tile, all CUDA; their device code is kernels/matmul/*.cuh.
+#include "absl/strings/str_cat.h"
+#include "kernels/matmul/lowering.h"
+#include "kernels/matmul/precision.h"
+
+namespace ember::jit {
+namespace {
+
+using ir::BinaryFn;
+using ir::ValueId;
+
+// Makes an 8-warp wgmma tile read its operands through the copy engine (shape.tma) when they
+// suit tensor maps: one non-empty matrix (a batch would need a map per matrix) whose row
+// strides are at least its rows' length; records the two views (A, then B) the launch encodes.
+void add_tiled_views(MmaShape& shape, const MmaOperand& a, const MmaOperand& b, int64_t M,
+                     int64_t N, int64_t K, int64_t batch, Emitter& e, KernelGeometry& out) {
+  // (A map has no empty dimension: an empty matmul keeps the cp.async tile.)
+  if (!tma_enabled() || shape.threads() != 256 || batch != 1 || M == 0 || N == 0 || K == 0) return;
+  auto view = [&](const MmaOperand& o, int64_t mn, bool kmajor, uint32_t box_rows) {
+    runtime::TiledView v;
+    v.binding = e.binding(o.view.stored, false);
+    v.element_bytes = 2;
+    v.offset = static_cast<uint64_t>(o.view.offset);
+    v.rows = static_cast<uint64_t>(kmajor ? mn : K);
+    v.cols = static_cast<uint64_t>(kmajor ? K : mn);
+    // A single row has no stride of its own (ld 0); the map still wants one, a multiple of 16
+    // bytes.
+    v.row_stride = v.rows == 1 ? (v.cols + 7) / 8 * 8 : static_cast<uint64_t>(o.ld);
+    v.box_rows = box_rows;
+    v.box_cols = 64;  // 128 bytes: one swizzle row
+    return v;
+  };
+  runtime::TiledView va = view(a, M, true, static_cast<uint32_t>(shape.block_m()));
+  runtime::TiledView vb = view(b, N, b.kmajor, b.kmajor ? shape.block_n() : 64u);
+  for (const runtime::TiledView& v : {va, vb}) {
+    if (v.row_stride < v.cols) return;
+  }
+  shape.tma = true;
+  out.tiled_views = {va, vb};
+  e.desc().tensor_maps = 2;
+}
+}  // namespace
+
+void lower_matmul_tile(const ir::Graph& g, Emitter& e, const KernelPlan& kp, TileOperands ops,
+                       KernelGeometry& out) {
+  ValueId mm = kp.anchor;
+  ValueId a = g.node(mm).inputs[0], b = g.node(mm).inputs[1];
+  DType dt = g.type(mm).dtype;
+  MmaShape& shape = ops.shape;
+  const MmaOperand* oa = &ops.a;
+  const MmaOperand* ob = &ops.b;
+  const bool simt = shape.kind == MmaShape::F32Simt;
+  const Shape& os = kp.shape;
+  const Shape& as = g.type(a).shape;
+  const Shape& bs = g.type(b).shape;
+  const int r = os.rank();
+
+  int64_t M = os[r - 2], N = os[r - 1], K = as[r - 1];
+  Shape batch(std::vector<int64_t>(os.dims.begin(), os.dims.end() - 2));
+  const int64_t BM = shape.block_m(), BN = shape.block_n();
+  if (shape.wgmma) add_tiled_views(shape, *oa, *ob, M, N, K, batch.numel(), e, out);
+  int64_t tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
+  int64_t tiles = batch.numel() * tiles_m * tiles_n;
+  auto u = [&](int64_t v) { return e.const_u(static_cast<uint64_t>(v)); };
+  auto add = [&](int x, int y) { return e.bin(BinaryFn::Add, x, y); };
+  auto mul = [&](int x, int y) { return e.bin(BinaryFn::Mul, x, y); };
+  auto div = [&](int x, int y) { return e.bin(BinaryFn::Div, x, y); };
+  auto rem = [&](int x, int y) { return e.bin(BinaryFn::Rem, x, y); };
+  int p_tiles = e.param_u("tiles", static_cast<uint32_t>(tiles));
+  int p_tm = e.param_u("tiles_m", static_cast<uint32_t>(tiles_m));
+  int p_tn = e.param_u("tiles_n", static_cast<uint32_t>(tiles_n));
+  int p_tmn = e.param_u("tiles_mn", static_cast<uint32_t>(tiles_m * tiles_n));
+  int pM = e.param_u("M", static_cast<uint32_t>(M));
+  int pN = e.param_u("N", static_cast<uint32_t>(N));
+  int pK = e.param_u("K", static_cast<uint32_t>(K));
+  int t = e.begin_for(SOp::ForRows, p_tiles);
+  int bi = div(t, p_tmn);
+  // Tensor-core tiles run in groups of 8 block rows, column by column, so that the operand
+  // panels the resident workgroups read stay in L2. The vector tile runs row by row: its
+  // register allocation came out worse with the grouping's arithmetic (H100 4096^3 f32: 3.23 ms
+  // against 3.17, scripts/kernel-lab, session 8).
+  constexpr int64_t kGroup = 8;
+  int in_batch = rem(t, p_tmn);
+  int tm, tn;
+  if (simt) {
+    tm = div(in_batch, p_tn);
+    tn = rem(in_batch, p_tn);
+  } else {
+    int group_width = mul(u(kGroup), p_tn);
+    int first_m = mul(div(in_batch, group_width), u(kGroup));
+    int group_rows = e.umin(e.bin(BinaryFn::Sub, p_tm, first_m), u(kGroup));
+    int in_group = rem(in_batch, group_width);
+    tm = add(first_m, rem(in_group, group_rows));
+    tn = div(in_group, group_rows);
+  }
+  int m0 = mul(tm, u(BM)), n0 = mul(tn, u(BN));
+  Index batch_idx{batch, std::vector<int>(batch.rank(), -1), bi};
+  std::vector<int> bdims;
+  for (int d = 0; d < batch.rank(); ++d) bdims.push_back(e.dim(batch_idx, d));
+  // Element offset of the operand's matrix for this tile's batch index.
+  auto matrix_offset = [&](const MmaOperand& o, const Shape& s, const std::string& key) {
+    int off = e.param_u(key + ":off", static_cast<uint32_t>(o.view.offset));
+    for (int d = 0; d < r - 2; ++d) {
+      if (s[d] == 1) continue;
+      int st = e.param_u(absl::StrCat(key, ":st", d), static_cast<uint32_t>(o.view.strides[d]));
+      off = add(off, mul(bdims[d], st));
+    }
+    return off;
+  };
+  Stmt decl{SOp::DeclArray};
+  decl.var = e.desc().num_vars++;
+  decl.type = CType::Float;
+  decl.code = shape.accumulators();
+  e.desc().body.push_back(decl);
+  Stmt tile{SOp::MmaTile};
+  tile.var = decl.var;
+  tile.code = shape.pack();
+  tile.buffer = e.binding(oa->view.stored, false);
+  tile.buffer2 = e.binding(ob->view.stored, false);
+  tile.args = {matrix_offset(*oa, as, "a"),
+               e.param_u("a:ld", static_cast<uint32_t>(oa->ld)),
+               matrix_offset(*ob, bs, "b"),
+               e.param_u("b:ld", static_cast<uint32_t>(ob->ld)),
+               pM,
+               pN,
+               pK,
+               m0,
+               n0};
+  e.desc().body.push_back(tile);
+  e.desc().dynamic_shared_bytes = static_cast<uint32_t>(shape.shared_bytes());
+  // A copy-engine tile adds its producer warpgroup; one workgroup per SM either way.
+  e.desc().workgroup_size = static_cast<uint32_t>(shape.threads() + (shape.tma ? 128 : 0));
+  // One workgroup per SM: its registers (the vector tile's 128 accumulators per thread, or a
+  // producer warpgroup's share) are the budget.
+  if (simt || shape.tma) e.desc().min_workgroups_per_sm = 1;
+  // Accumulator (mi, ni, c) of a thread holds output row g + 8 (c / 2) and column 2 t + c % 2
+  // of fragment (mi, ni) of its warp's tile (the mma.sync C layout).
+  int lid = e.builtin(Builtin::LocalId);
+  int lane = e.bin(BinaryFn::BitAnd, lid, u(31));
+  int warp = div(lid, u(32));
+  int wm = add(m0, mul(div(warp, u(shape.warps_n)), u(shape.frags_m * 16)));
+  int wn = add(n0, mul(rem(warp, u(shape.warps_n)), u(shape.frags_n * 8)));
+  int g_row = div(lane, u(4));
+  int t_col = mul(rem(lane, u(4)), u(2));
+  CType out_t = compute_type(dt);
+  if (simt) {
+    // Accumulator 16 i + j: row 16 warp + 8 (lane / 16) + i, column 64 (j / 4) + 4 (lane % 16)
+    // + j % 4.
+    int rows = add(m0, add(mul(warp, u(16)), mul(div(lane, u(16)), u(8))));
+    int cols = add(n0, mul(rem(lane, u(16)), u(4)));
+    for (int i = 0; i < 8; ++i) {
+      for (int j = 0; j < 16; ++j) {
+        int accv = e.expr({XOp::ArrayLoad, CType::Float, decl.var, 0, {u(i * 16 + j)}});
+        store_matmul_outputs(e, kp, e.cast(accv, out_t), bdims, add(rows, u(i)),
+                             add(cols, u(64 * (j / 4) + j % 4)), pM, pN);
+      }
+    }
+  }
+  // The producer warpgroup holds no accumulators.
+  if (shape.tma) e.begin_if(e.bin(BinaryFn::Lt, lid, u(shape.threads())));
+  for (int mi = 0; mi < shape.frags_m && !simt; ++mi) {
+    for (int ni = 0; ni < shape.frags_n; ++ni) {
+      for (int c = 0; c < 4; ++c) {
+        int i = (mi * shape.frags_n + ni) * 4 + c;
+        int m = add(wm, add(g_row, u(mi * 16 + (c / 2) * 8)));
+        int n = add(wn, add(t_col, u(ni * 8 + c % 2)));
+        int accv = e.expr({XOp::ArrayLoad, CType::Float, decl.var, 0, {u(i)}});
+        store_matmul_outputs(e, kp, e.cast(accv, out_t), bdims, m, n, pM, pN);
+      }
+    }
+  }
+  if (shape.tma) e.end();
+  e.end();
+  out.work_items = static_cast<uint64_t>(tiles);
+  out.per_row = true;
+}
+
+}  // namespace ember::jit

@@ -1,0 +1,236 @@
+#include "kernels/row/family.h"
+
+#include <limits>
+
+#include "absl/strings/str_cat.h"
+#include "kernels/row/split_reductions.h"
+#include "kernels/row/tuning.h"
+
+namespace ember::jit {
+namespace {
+
+using ir::BinaryFn;
+using ir::ReduceFn;
+using ir::UnaryFn;
+using ir::ValueId;
+
+// Rows up to this many elements per thread are kept in registers across a row kernel's passes
+// (read from memory once); 16 x 256 threads covers rows of 4096, the common hidden sizes.
+constexpr int kRowCacheSteps = 16;
+
+}  // namespace
+
+int row_cache_steps(int64_t row_length, int workgroup) {
+  // Rounded up to a power of two so that nearby lengths share a kernel.
+  int steps = 1;
+  while (static_cast<int64_t>(steps) * workgroup < row_length) steps *= 2;
+  return steps <= kRowCacheSteps ? steps : 0;
+}
+
+namespace {
+
+CType accumulator_type(ReduceFn fn, DType t) {
+  CType c = compute_type(t);
+  if (c == CType::Bool) return CType::Uint;
+  (void)fn;
+  return c;
+}
+
+int identity(Emitter& e, ReduceFn fn, CType t) {
+  bool is_max = fn == ReduceFn::Max || fn == ReduceFn::ArgMax;
+  switch (fn) {
+    case ReduceFn::Sum:
+      return e.cast(e.const_u(0), t);
+    case ReduceFn::Prod:
+      return e.cast(e.const_u(1), t);
+    default:
+      break;
+  }
+  switch (t) {
+    case CType::Float:
+    case CType::Double:
+      return e.const_f(is_max ? -std::numeric_limits<double>::infinity()
+                              : std::numeric_limits<double>::infinity(),
+                       t);
+    case CType::Int:
+      return e.const_i(
+          is_max ? std::numeric_limits<int32_t>::min() : std::numeric_limits<int32_t>::max(), t);
+    case CType::Int64:
+      return e.const_i(
+          is_max ? std::numeric_limits<int64_t>::min() : std::numeric_limits<int64_t>::max(), t);
+    default:
+      return e.const_u(is_max ? 0 : 0xffffffffu);
+  }
+}
+
+// Whether x should replace the running extreme acc (max/min with NaN winning, as the CPU does).
+int better(Emitter& e, bool is_max, int x, int acc) {
+  int c = e.bin(is_max ? BinaryFn::Gt : BinaryFn::Lt, x, acc);
+  if (!is_floating(e.type_of(x))) return c;
+  int x_nan = e.un(UnaryFn::IsNan, x);
+  int acc_nan = e.un(UnaryFn::IsNan, acc);
+  return e.bin(BinaryFn::LogicalOr, c,
+               e.bin(BinaryFn::LogicalAnd, x_nan, e.un(UnaryFn::LogicalNot, acc_nan)));
+}
+
+int combine(Emitter& e, ReduceFn fn, int acc, int x) {
+  switch (fn) {
+    case ReduceFn::Sum:
+      return e.bin(BinaryFn::Add, acc, x);
+    case ReduceFn::Prod:
+      return e.bin(BinaryFn::Mul, acc, x);
+    case ReduceFn::Max:  // NaN wins, as in the binary op (arg-reductions use better())
+      return e.bin(BinaryFn::Max, acc, x);
+    default:
+      return e.bin(BinaryFn::Min, acc, x);
+  }
+}
+
+void lower_row(const ir::Graph& g, Emitter& e, const KernelPlan& kp, KernelGeometry& out) {
+  Shape reduced = kp.shape;
+  reduced[kp.axis] = 1;
+  int steps = row_cache_steps(kp.shape[kp.axis], static_cast<int>(e.desc().workgroup_size));
+  if (steps > 0) e.enable_row_cache(steps);
+  int rows = e.numel_param(reduced, "rows");
+  int len = e.size_param(kp.shape, kp.axis, "row");
+  int row = e.begin_for(SOp::ForRows, rows);
+  Index row_idx{reduced, std::vector<int>(reduced.rank(), -1), row};
+  for (int d = 0; d < reduced.rank(); ++d) row_idx.dims[d] = e.dim(row_idx, d);
+  auto full_index = [&](int i) {
+    Index f{kp.shape, row_idx.dims, -1};
+    f.dims[kp.axis] = i;
+    f.row_lane = true;
+    return f;
+  };
+  for (ValueId r : kp.reductions) {
+    ReduceFn fn = g.node(r).get<ir::ReduceAttrs>().fn;
+    ValueId in = g.node(r).inputs[0];
+    bool arg = fn == ReduceFn::ArgMax || fn == ReduceFn::ArgMin;
+    ReduceFn value_fn = fn == ReduceFn::ArgMax   ? ReduceFn::Max
+                        : fn == ReduceFn::ArgMin ? ReduceFn::Min
+                                                 : fn;
+    CType acc_t = accumulator_type(value_fn, g.type(in).dtype);
+    int acc = e.new_var(acc_t, identity(e, value_fn, acc_t));
+    int acc_i = arg ? e.new_var(CType::Uint, e.const_u(0)) : -1;
+    int i = e.begin_for(SOp::ForLanes, len);
+    int x = e.cast(e.value(in, full_index(i)), acc_t);
+    int a = e.var(acc, acc_t);
+    if (arg) {
+      // Lanes visit indices in increasing order, so a strict comparison keeps the first extreme.
+      int take = better(e, fn == ReduceFn::ArgMax, x, a);
+      e.assign(acc_i, e.select(take, i, e.var(acc_i, CType::Uint)));
+      e.assign(acc, e.select(take, x, a));
+    } else {
+      e.assign(acc, combine(e, fn, a, x));
+    }
+    e.end();
+    Stmt s{arg ? SOp::ArgReduce : SOp::Reduce};
+    s.var = acc;
+    s.var2 = acc_i;
+    s.fn = value_fn;
+    s.type = acc_t;
+    e.desc().body.push_back(s);
+    CType out_t = compute_type(g.type(r).dtype);
+    int result = arg ? e.cast(e.var(acc_i, CType::Uint), out_t) : e.cast(e.var(acc, acc_t), out_t);
+    e.provide(r, result);
+  }
+  std::vector<ValueId> full_outputs, row_outputs;
+  for (ValueId o : kp.outputs)
+    (g.type(o).shape == kp.shape ? full_outputs : row_outputs).push_back(o);
+  // A row kernel whose outputs are all reductions may have kp.shape == reduced (axis of size 1).
+  if (kp.shape == reduced) {
+    row_outputs.insert(row_outputs.end(), full_outputs.begin(), full_outputs.end());
+    full_outputs.clear();
+  }
+  if (!full_outputs.empty()) {
+    int i = e.begin_for(SOp::ForLanes, len);
+    Index f = full_index(i);
+    int lin = e.linear(f);
+    for (ValueId o : full_outputs) e.store(o, lin, e.value(o, f));
+    e.end();
+  }
+  if (!row_outputs.empty()) {
+    e.begin_if(e.bin(BinaryFn::Eq, e.builtin(Builtin::LocalId), e.const_u(0)));
+    for (ValueId o : row_outputs) e.store(o, row, e.value(o, row_idx));
+    e.end();
+  }
+  e.end();
+  out.work_items = static_cast<uint64_t>(reduced.numel());
+  out.per_row = true;
+}
+
+Shape reduced_shape(const Shape& s, int axis) {
+  Shape r = s;
+  r[axis] = 1;
+  return r;
+}
+
+class RowFamily final : public Family {
+ public:
+  const char* name() const override { return "row"; }
+  bool anchors(const ir::Node& n) const override { return n.op == ir::OpKind::Reduce; }
+  KernelPlan start(const ir::Graph& g, ValueId v) const override {
+    KernelPlan kp;
+    kp.shape = g.type(g.node(v).inputs[0]).shape;
+    kp.axis = g.node(v).get<ir::ReduceAttrs>().axis;
+    kp.reductions = {v};
+    return kp;
+  }
+  Shape index_space(const ir::Graph& g, const KernelPlan& kp) const override {
+    return g.type(g.node(kp.reductions.front()).inputs[0]).shape;
+  }
+  Fusion fusion() const override { return Fusion::Epilogue; }
+  std::vector<Shape> epilogue_shapes(const KernelPlan& kp) const override {
+    return {kp.shape, reduced_shape(kp.shape, kp.axis)};
+  }
+  bool takes_anchor(const ir::Graph& g, const KernelPlan& kp, ValueId v) const override {
+    const ir::Node& n = g.node(v);
+    return n.op == ir::OpKind::Reduce && n.get<ir::ReduceAttrs>().axis == kp.axis &&
+           g.type(n.inputs[0]).shape == kp.shape;
+  }
+  bool rewrites(const ir::Graph& g, const runtime::Backend&) const override {
+    return has_long_reductions(g);
+  }
+  ir::Graph rewrite(const ir::Graph& g, std::vector<ValueId>& outputs,
+                    const runtime::Backend&) const override {
+    return split_long_reductions(g, outputs);
+  }
+
+  // Every reduction of the kernel runs with its first reduction's workgroup.
+  VariantChoice choose(const VariantContext& c, const KernelPlan& kp) const override {
+    RowChoice rc = choose_row(c.g, kp.reductions.front(), c.backend);
+    return {static_cast<Variant>(rc.workgroup), std::move(rc.tune_key)};
+  }
+  Variant tune(const VariantContext& c, const KernelPlan& kp,
+               const std::function<double(Variant)>& time) const override {
+    return static_cast<Variant>(tune_row(c.g, kp.reductions.front(), c.backend,
+                                         [&](int wg) { return time(static_cast<Variant>(wg)); }));
+  }
+  std::string describe(Variant v) const override { return absl::StrCat("workgroup=", v); }
+  uint64_t specialisation(const ir::Graph&, const KernelPlan& kp) const override {
+    return static_cast<uint64_t>(row_cache_steps(kp.shape[kp.axis], workgroup(kp)));
+  }
+
+  KernelGeometry lower(const ir::Graph& g, const Plan& plan, int kernel, const Emitter::LayoutFn&,
+                       Emitter& e) const override {
+    const KernelPlan& kp = plan.kernels[kernel];
+    e.desc().workgroup_size = static_cast<uint32_t>(workgroup(kp));
+    KernelGeometry out;
+    lower_row(g, e, kp, out);
+    return out;
+  }
+
+ private:
+  static int workgroup(const KernelPlan& kp) {
+    return kp.variant > 0 ? static_cast<int>(kp.variant) : kRowWorkgroupDefault;
+  }
+};
+
+}  // namespace
+
+const Family& row_family() {
+  static const RowFamily family;
+  return family;
+}
+
+}  // namespace ember::jit
