@@ -41,7 +41,7 @@ struct ErrorSite {
 
 // Where a parameter word holding a runtime scalar (a fill value, an RNG seed) came from: a flush
 // whose graph differs from an earlier one only in such scalars reuses the earlier lowering and
-// rewrites these words (see ScalarPatch users in compiled_executor.cc).
+// rewrites these words (jit/lower/lower.h patch_scalars).
 struct ScalarPatch {
   int slot;  // first parameter word; 64-bit values take two
   ir::ValueId node;

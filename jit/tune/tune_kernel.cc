@@ -78,12 +78,14 @@ Variant tune_kernel(const ir::Graph& g, const Plan& plan, int k, const Emitter::
   *tunable = !lower_kernel(g, plan, k, layout).launch.uses_errors;
   if (!*tunable) return kp.variant;
   std::map<ir::ValueId, runtime::Array> buffers;  // flush inputs as given, scratch for the rest
-  auto buffer = [&](ir::ValueId v) -> const runtime::Array& {
+  // (Values only written need no contents.)
+  auto buffer = [&](ir::ValueId v, bool written) -> const runtime::Array& {
     auto it = buffers.find(v);
     if (it != buffers.end()) return it->second;
-    const runtime::Array& a =
-        g.node(v).op == ir::OpKind::Input ? layout(v) : scratch(backend, g.type(v));
-    return buffers.emplace(v, a).first->second;
+    runtime::Array a = g.node(v).op == ir::OpKind::Input ? layout(v)
+                       : written                         ? backend.allocate(g.type(v))
+                                                         : scratch(backend, g.type(v));
+    return buffers.emplace(v, std::move(a)).first->second;
   };
   const ir::ValueId out = kp.outputs[0];
   std::vector<float> reference;
@@ -97,7 +99,8 @@ Variant tune_kernel(const ir::Graph& g, const Plan& plan, int k, const Emitter::
     LoweredKernel lk = lower_kernel(g, trial, k, layout);
     std::shared_ptr<runtime::Kernel> kernel = get_kernel(lk.desc, backend);
     runtime::Launch l;
-    for (ir::ValueId b : lk.launch.bindings) l.buffers.push_back(buffer(b));
+    for (size_t i = 0; i < lk.launch.bindings.size(); ++i)
+      l.buffers.push_back(buffer(lk.launch.bindings[i], lk.launch.writes[i]));
     l.writes = lk.launch.writes;
     l.params = lk.launch.params;
     l.tiled_views = lk.launch.tiled_views;
@@ -117,7 +120,7 @@ Variant tune_kernel(const ir::Graph& g, const Plan& plan, int k, const Emitter::
       ms = backend.take_device_time_ns() / 1e6 / reps;
     }
     if (checked.insert(variant).second) {
-      std::vector<float> got = download_as_f32(backend, buffer(out));
+      std::vector<float> got = download_as_f32(backend, buffer(out, true));
       if (reference.empty()) {
         reference = std::move(got);
       } else if (!close_enough(got, reference, tolerance)) {

@@ -3,7 +3,7 @@
 // squared) and the tensor-core template's tile (kMmaTiles). The choice for a flush's matmul
 // kernels comes from the autotune cache when it holds the problem's key
 // (EMBER_AUTOTUNE=cached|on), else from the heuristic; with EMBER_AUTOTUNE=on a key not in the
-// cache is tuned on the device the first time a flush launches such a kernel.
+// cache is tuned on the device by the first flush that freezes such a kernel (jit/tune/freeze.h).
 #include <functional>
 #include <string>
 #include <vector>
@@ -45,8 +45,8 @@ struct MatmulChoice {
 // then keeps it only where they admit it).
 MatmulChoice choose_matmul(const ir::Graph& g, ir::ValueId mm, const runtime::Backend& backend);
 
-// One choice per node of `g` (default for non-matmul nodes; none at all when `g` has no
-// matmul), decided once per flush: the plan key, the plan and the launches all read these.
+// choose_matmul for every matmul node of `g` (default for other nodes; none at all when `g` has
+// no matmul).
 std::vector<MatmulChoice> choose_matmul_blocks(const ir::Graph& g, const runtime::Backend& backend);
 
 // Tunes `mm`'s key over its template's variants (blocks, or tensor-core tile ids when `mma`):

@@ -3,11 +3,11 @@
 // workgroup, elements per thread (the grid-stride loop's unroll) and vector width (4-element
 // accesses where every output is a 4-byte dtype and the size divides by 4, else scalars). Chosen
 // like the row and matmul variants: forced by EMBER_POINTWISE=<config>, else the cached winner,
-// else the heuristic (256 threads, 4 per thread, 4-wide when possible), when a plan is made; with
-// EMBER_AUTOTUNE=on a key not in the cache is tuned by the flush that makes the plan. A plan
-// reused at other sizes keeps its kernels' configurations (unlike matmul and row variants,
-// which are chosen per flush: pointwise kernels exist only once the plan does). Kernels under
-// kMinTunedElements are launch-bound and keep the heuristic.
+// else the heuristic (256 threads, 4 per thread, 4-wide when possible), when a flush freezes its
+// plan (jit/tune/freeze.h), as for every family: a plan reused at other sizes gets the
+// configurations of those sizes. With EMBER_AUTOTUNE=on a key not in the cache is tuned by the
+// flush that freezes it. Kernels under kMinTunedElements are launch-bound and keep the
+// heuristic.
 #include <functional>
 #include <string>
 #include <vector>

@@ -2,9 +2,9 @@
 // Autotuning of the row template (reductions with their fused prologue and epilogue): threads
 // per workgroup, one workgroup per row. More threads split a row finer (fewer elements per
 // thread, fewer registers, a longer block reduction); fewer keep more rows in flight per SM.
-// Chosen like matmul variants (jit/matmul_tuning.h): forced by EMBER_ROW_WORKGROUP, else the
+// Chosen like matmul variants (kernels/matmul/tuning.h): forced by EMBER_ROW_WORKGROUP, else the
 // cached winner, else the heuristic (row_workgroup_heuristic); with EMBER_AUTOTUNE=on a key not in
-// the cache is tuned the first time a flush launches such a kernel.
+// the cache is tuned by the first flush that freezes such a kernel (jit/tune/freeze.h).
 #include <functional>
 #include <string>
 #include <vector>

@@ -321,7 +321,7 @@ TEST(CudaCompile, TiledViewsOfOneRowAndNMajorB) {
   EXPECT_EQ(w.box_cols, 64u);
 }
 
-// The f32 vector tile (KernelPlan::block = kVectorTileBlock) compiles, batched with a fused
+// The f32 vector tile (MatmulVariant::block = kVectorTileBlock) compiles, batched with a fused
 // epilogue, for x @ w; x @ w^T, x^T @ w and rows of an odd length take the SIMT template.
 TEST(CudaCompile, VectorTileCompilesOrFallsBack) {
   EMBER_SKIP_UNLESS(runtime::cuda::nvrtc_version() != "none", "NVRTC unavailable");
