@@ -69,7 +69,8 @@ const char* checkpointing_name(Checkpointing policy) {
 
 bool keeps_for_backward(const Node& n, Checkpointing policy) {
   if (n.op == OpKind::Input || policy == Checkpointing::save_all) return true;
-  return n.op == OpKind::Matmul || n.op == OpKind::Reduce || n.op == OpKind::Sort;
+  return n.op == OpKind::Matmul || n.op == OpKind::Conv || n.op == OpKind::Reduce ||
+         n.op == OpKind::Sort;
 }
 
 }  // namespace ember::ir

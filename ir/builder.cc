@@ -360,3 +360,47 @@ ValueId Builder::sort(ValueId x, int axis, bool descending, bool indices, DType 
 }
 
 }  // namespace ember::ir
+
+namespace ember::ir {
+
+ValueId Builder::conv(ValueId x, ValueId w, const ConvAttrs& a) {
+  const TensorType& tx = type(x);
+  const TensorType& tw = type(w);
+  const int r = tx.shape.rank(), sr = r - 2;
+  auto shapes = [&] { return absl::StrCat("input ", tx.to_string(), ", weight ", tw.to_string()); };
+  EMBER_REQUIRE(r >= 3 && r <= 5, "conv",
+                "input needs rank 3 to 5 ([batch, channels, 1 to 3 spatial dims]): " + shapes());
+  EMBER_REQUIRE(
+      tw.shape.rank() == r, "conv",
+      absl::StrCat("weight needs rank ", r, " ([out, in / groups, kernel...]): ", shapes()));
+  EMBER_REQUIRE(tx.dtype == tw.dtype && is_float(tx.dtype), "conv",
+                "needs equal float dtypes: " + shapes());
+  auto sized = [&](const std::vector<int64_t>& v) { return static_cast<int>(v.size()) == sr; };
+  EMBER_REQUIRE(sized(a.stride) && sized(a.pad_before) && sized(a.pad_after) && sized(a.dilation),
+                "conv", absl::StrCat("needs ", sr, " strides, paddings and dilations: ", shapes()));
+  const int64_t groups = a.groups, c = tx.shape[1], o = tw.shape[0];
+  EMBER_REQUIRE(groups >= 1 && c % groups == 0 && o % groups == 0, "conv",
+                absl::StrCat("channels (in ", c, ", out ", o, ") must be divisible by groups ",
+                             groups, ": ", shapes()));
+  EMBER_REQUIRE(
+      tw.shape[1] * groups == c, "conv",
+      absl::StrCat("weight expects ", tw.shape[1] * groups, " input channels (", tw.shape[1],
+                   " per group x ", groups, " groups), input has ", c, ": ", shapes()));
+  Shape out = tx.shape;
+  out[1] = o;
+  for (int d = 0; d < sr; ++d) {
+    const int64_t s = a.stride[d], dil = a.dilation[d], k = tw.shape[d + 2];
+    EMBER_REQUIRE(s >= 1 && dil >= 1 && a.pad_before[d] >= 0 && a.pad_after[d] >= 0, "conv",
+                  absl::StrCat("strides and dilations must be >= 1 and paddings >= 0: ", shapes()));
+    const int64_t padded = tx.shape[d + 2] + a.pad_before[d] + a.pad_after[d];
+    const int64_t extent = dil * (k - 1) + 1;
+    EMBER_REQUIRE(k >= 1 && padded >= extent, "conv",
+                  absl::StrCat("kernel extent ", extent, " (size ", k, ", dilation ", dil,
+                               ") is larger than the padded input ", padded, " in spatial dim ", d,
+                               ": ", shapes()));
+    out[d + 2] = (padded - extent) / s + 1;
+  }
+  return add(OpKind::Conv, {x, w}, {tx.dtype, out}, a);
+}
+
+}  // namespace ember::ir

@@ -6,7 +6,7 @@ const char* op_name(OpKind op) {
   static const char* kNames[kOpKindCount] = {
       "input", "full",   "iota",    "random",  "unary",       "binary", "where",
       "cast",  "reduce", "reshape", "permute", "expand",      "slice",  "flip",
-      "pad",   "concat", "matmul",  "gather",  "scatter_add", "sort"};
+      "pad",   "concat", "matmul",  "gather",  "scatter_add", "sort",   "conv"};
   return kNames[static_cast<int>(op)];
 }
 

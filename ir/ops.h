@@ -30,8 +30,9 @@ enum class OpKind : uint8_t {
   Gather,      // out[.., i, ..] = x[.., idx[.., i, ..], ..] along one axis
   ScatterAdd,  // x with values added at idx along one axis
   Sort,        // stable sort along one axis: values or indices
+  Conv,        // grouped N-d cross-correlation: x [N, C, *S], w [O, C / groups, *K] -> [N, O, *OS]
 };
-inline constexpr int kOpKindCount = 20;
+inline constexpr int kOpKindCount = 21;
 
 enum class UnaryFn : uint8_t {
   Neg,
@@ -224,9 +225,26 @@ struct SortAttrs {
   }
 };
 
-using Attrs =
-    std::variant<NoAttrs, InputAttrs, FullAttrs, IotaAttrs, RandomAttrs, UnaryAttrs, BinaryAttrs,
-                 ReduceAttrs, PermuteAttrs, SliceAttrs, FlipAttrs, PadAttrs, AxisAttrs, SortAttrs>;
+// Per spatial dim: out[o] reads in[o * stride - pad_before + k * dilation] (zero outside), so
+// OS = (S + pad_before + pad_after - dilation * (K - 1) - 1) / stride + 1. Transposed
+// convolutions and both gradients are written as this op (ir/vjp.cc, frontend/module_conv.cc).
+// Every field is structure: kernels index with them as constants.
+struct ConvAttrs {
+  std::vector<int64_t> stride, pad_before, pad_after, dilation;
+  int groups = 1;
+  template <class F>
+  static void fields(F&& f) {
+    f("stride", &ConvAttrs::stride, Role::Key);
+    f("pad_before", &ConvAttrs::pad_before, Role::Key);
+    f("pad_after", &ConvAttrs::pad_after, Role::Key);
+    f("dilation", &ConvAttrs::dilation, Role::Key);
+    f("groups", &ConvAttrs::groups, Role::Key);
+  }
+};
+
+using Attrs = std::variant<NoAttrs, InputAttrs, FullAttrs, IotaAttrs, RandomAttrs, UnaryAttrs,
+                           BinaryAttrs, ReduceAttrs, PermuteAttrs, SliceAttrs, FlipAttrs, PadAttrs,
+                           AxisAttrs, SortAttrs, ConvAttrs>;
 
 const char* op_name(OpKind op);
 const char* unary_name(UnaryFn fn);

@@ -58,6 +58,8 @@ ValueId replay_unlabelled(Builder& b, const Node& n, const ValueIds& in) {
       const auto& a = n.get<SortAttrs>();
       return b.sort(in[0], a.axis, a.descending, a.indices, n.type.dtype);
     }
+    case OpKind::Conv:
+      return b.conv(in[0], in[1], n.get<ConvAttrs>());
   }
   throw Error(absl::StrCat("replay: unknown op ", static_cast<int>(n.op)));
 }

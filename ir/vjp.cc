@@ -5,6 +5,7 @@
 #include <numbers>
 
 #include "ir/autodiff.h"
+#include "ir/conv_compose.h"
 
 namespace ember::ir {
 namespace {
@@ -48,6 +49,8 @@ class Rules {
         return k == 0 ? g : k == 2 ? b_.gather(g, axis(), in(1)) : -1;
       case OpKind::Sort:
         return sort(g);
+      case OpKind::Conv:
+        return conv(k, g);
       default:
         return -1;  // sources (input, full, iota, random) have no inputs
     }
@@ -291,6 +294,35 @@ class Rules {
     ValueId x = in(0);
     ValueId order = b_.sort(x, attrs.axis, attrs.descending, true, DType::I32);
     return b_.scatter_add(zeros(x), attrs.axis, order, g);
+  }
+
+  // The recording interface ir/conv_compose.h composes with.
+  struct Ops {
+    Builder& b;
+    Shape shape(ValueId v) const { return b.type(v).shape; }
+    ValueId reshape(ValueId v, const Shape& s) { return b.reshape(v, s); }
+    ValueId permute(ValueId v, const std::vector<int>& p) { return b.permute(v, p); }
+    ValueId flip(ValueId v, const std::vector<int>& axes) { return b.flip(v, axes); }
+    ValueId pad(ValueId v, const std::vector<int64_t>& before, const std::vector<int64_t>& after) {
+      return b.pad(v, before, after, Scalar::from_double(0));
+    }
+    ValueId slice(ValueId v, const std::vector<int64_t>& starts,
+                  const std::vector<int64_t>& counts) {
+      return b.slice(v, starts, counts, std::vector<int64_t>(starts.size(), 1));
+    }
+    ValueId conv(ValueId x, ValueId w, const ConvAttrs& a) { return b.conv(x, w, a); }
+  };
+
+  ValueId conv(int k, ValueId g) {
+    const auto& attrs = n_.get<ConvAttrs>();
+    Ops ops{b_};
+    const std::vector<int64_t> x_dims = shape(in(0)).vector(), w_dims = shape(in(1)).vector();
+    if (k == 0) {
+      std::vector<int64_t> spatial(x_dims.begin() + 2, x_dims.end());
+      return conv_compose::transpose(ops, g, in(1), attrs, spatial);
+    }
+    std::vector<int64_t> kernel(w_dims.begin() + 2, w_dims.end());
+    return conv_compose::weight_grad(ops, in(0), g, attrs, kernel);
   }
 
   Builder& b_;

@@ -151,6 +151,10 @@ RawTensor matmul(const RawTensor& a, const RawTensor& c) {
   return on({&a, &c}, [&](Builder& b, auto&& bind) { return b.matmul(bind(a), bind(c)); });
 }
 
+RawTensor conv(const RawTensor& x, const RawTensor& w, const ir::ConvAttrs& attrs) {
+  return on({&x, &w}, [&](Builder& b, auto&& bind) { return b.conv(bind(x), bind(w), attrs); });
+}
+
 RawTensor gather(const RawTensor& x, int axis, const RawTensor& index) {
   return on({&x, &index},
             [&](Builder& b, auto&& bind) { return b.gather(bind(x), axis, bind(index)); });

@@ -73,6 +73,8 @@ class CpuBackend final : public Backend {
         return run_scatter_add(in[0], n.get<ir::AxisAttrs>().axis, in[1], in[2]);
       case OpKind::Sort:
         return run_sort(in[0], n.get<ir::SortAttrs>(), t);
+      case OpKind::Conv:
+        return run_conv(in[0], in[1], n.get<ir::ConvAttrs>(), t);
     }
     throw Error(absl::StrCat("cpu: unknown primitive ", ir::op_name(n.op)));
   }

@@ -27,6 +27,7 @@ Array run_pad(const Array& x, const ir::PadAttrs& attrs, const TensorType& out);
 Array run_concat(std::span<const Array> xs, int axis, const TensorType& out);
 
 Array run_matmul(const Array& a, const Array& b, const TensorType& out);
+Array run_conv(const Array& x, const Array& w, const ir::ConvAttrs& attrs, const TensorType& out);
 
 Array run_gather(const Array& x, int axis, const Array& index, const TensorType& out);
 Array run_scatter_add(const Array& x, int axis, const Array& index, const Array& values);

@@ -15,7 +15,7 @@
 // - to_device: its result is a fresh upload, not tracked, so gradients stop there (unlike Burn,
 //   where the transfer is differentiable).
 // Piecewise-constant ops (sign, floor, ceil, round, the L0 norm) are checked to have zero gradient.
-// The frontend has no cumsum/cumprod and no conv, so there is nothing to check for them.
+// The frontend has no cumsum/cumprod, so there is nothing to check for them.
 #include <ember/ember.h>
 
 #include <algorithm>
@@ -115,6 +115,15 @@ template <int D1, int D2, class F>
 GradCase case2(std::string name, GradInput a, GradInput b, F f) {
   return {std::move(name), {std::move(a), std::move(b)}, [f](const std::vector<RawTensor>& in) {
             return f(Tensor<D1>(in[0]), Tensor<D2>(in[1])).raw();
+          }};
+}
+
+template <int D1, int D2, int D3, class F>
+GradCase case3(std::string name, GradInput a, GradInput b, GradInput c, F f) {
+  return {std::move(name),
+          {std::move(a), std::move(b), std::move(c)},
+          [f](const std::vector<RawTensor>& in) {
+            return f(Tensor<D1>(in[0]), Tensor<D2>(in[1]), Tensor<D3>(in[2])).raw();
           }};
 }
 
@@ -535,6 +544,76 @@ inline void add_linalg_grid_and_compositions(std::vector<GradCase>& c) {
       }));
 }
 
+// Convolutions (both gradients of every parameter combination the data-gradient and weight-
+// gradient compositions treat differently), pooling and resampling.
+inline void add_module_ops(std::vector<GradCase>& c) {
+  using T5 = Tensor<5>;
+  namespace m = module;
+  c.push_back(case3<3, 3, 1>("conv1d_stride_pad_bias", spread({2, 2, 7}, 600),
+                             spread({3, 2, 3}, 601), spread({3}, 602), [](T3 x, T3 w, T1 b) {
+                               return m::conv1d(x, w, b, {{2}, {1}, {1}, 1});
+                             }));
+  c.push_back(case2<4, 4>("conv2d_plain", spread({1, 2, 4, 5}, 603), spread({2, 2, 3, 2}, 604),
+                          [](T4 x, T4 w) { return m::conv2d(x, w); }));
+  c.push_back(case2<4, 4>("conv2d_stride_pad_dilation", spread({2, 2, 6, 5}, 605),
+                          spread({3, 2, 2, 3}, 606), [](T4 x, T4 w) {
+                            return m::conv2d(x, w, std::nullopt, {{2, 1}, {1, 2}, {2, 1}, 1});
+                          }));
+  c.push_back(case2<4, 4>("conv2d_groups", spread({1, 4, 4, 4}, 607), spread({6, 2, 3, 3}, 608),
+                          [](T4 x, T4 w) {
+                            return m::conv2d(x, w, std::nullopt, {{1, 1}, {1, 1}, {1, 1}, 2});
+                          }));
+  c.push_back(case2<4, 4>("conv2d_depthwise_strided", spread({2, 3, 5, 5}, 609),
+                          spread({3, 1, 3, 3}, 610), [](T4 x, T4 w) {
+                            return m::conv2d(x, w, std::nullopt, {{2, 2}, {1, 1}, {1, 1}, 3});
+                          }));
+  c.push_back(case2<5, 5>(
+      "conv3d", spread({1, 2, 3, 4, 3}, 611), spread({2, 2, 2, 2, 2}, 612), [](T5 x, T5 w) {
+        return m::conv3d(x, w, std::nullopt, {{1, 2, 1}, {1, 0, 1}, {1, 1, 1}, 1});
+      }));
+  c.push_back(
+      case3<4, 4, 1>("conv_transpose2d_stride_outpad", spread({1, 2, 3, 3}, 613),
+                     spread({2, 3, 3, 2}, 614), spread({3}, 615), [](T4 x, T4 w, T1 b) {
+                       return m::conv_transpose2d(x, w, b, {{2, 2}, {1, 0}, {1, 1}, {1, 1}, 1});
+                     }));
+  c.push_back(case2<3, 3>("conv_transpose1d_groups_dilation", spread({2, 4, 4}, 616),
+                          spread({4, 1, 3}, 617), [](T3 x, T3 w) {
+                            return m::conv_transpose1d(x, w, std::nullopt, {{1}, {1}, {0}, {2}, 2});
+                          }));
+  c.push_back(case1<4>("max_pool2d_overlapping", spread({1, 2, 5, 5}, 618), [](T4 x) {
+    return m::max_pool2d(x, {3, 3}, {{{2, 2}}, {1, 1}, {1, 1}, false, true});
+  }));
+  c.push_back(case1<3>("max_pool1d_ceil_dilated", spread({2, 1, 8}, 619), [](T3 x) {
+    return m::max_pool1d(x, {2}, {{{3}}, {0}, {2}, true, true});
+  }));
+  c.push_back(case1<4>("avg_pool2d_exclude_pad_ceil", spread({1, 2, 5, 4}, 620), [](T4 x) {
+    return m::avg_pool2d(x, {2, 3}, {{{2, 2}}, {1, 1}, {1, 1}, true, false});
+  }));
+  c.push_back(case1<3>("avg_pool1d", spread({2, 2, 6}, 621), [](T3 x) {
+    return m::avg_pool1d(x, {3}, {{{1}}, {1}, {1}, false, true});
+  }));
+  c.push_back(case1<4>("adaptive_avg_pool2d", spread({1, 2, 5, 7}, 622), [](T4 x) {
+    return m::adaptive_avg_pool2d(x, {3, 4});
+  }));
+  c.push_back(case1<4>("adaptive_max_pool2d", spread({1, 2, 5, 7}, 623), [](T4 x) {
+    return m::adaptive_max_pool2d(x, {3, 4});
+  }));
+  c.push_back(case1<4>("interpolate_bilinear", spread({1, 2, 3, 4}, 624), [](T4 x) {
+    return m::interpolate(x, {5, 3}, {m::InterpolateMode::Bilinear, false});
+  }));
+  c.push_back(case1<4>("interpolate_bicubic_aligned", spread({1, 1, 4, 4}, 625), [](T4 x) {
+    return m::interpolate(x, {6, 3}, {m::InterpolateMode::Bicubic, true});
+  }));
+  c.push_back(case1<4>("interpolate_nearest", spread({1, 2, 3, 3}, 626), [](T4 x) {
+    return m::interpolate(x, {5, 2}, {m::InterpolateMode::Nearest, false});
+  }));
+  c.push_back(case1<4>("unfold4d", spread({1, 2, 4, 4}, 627), [](T4 x) {
+    return m::unfold4d(x, {2, 3}, {{2, 1}, {1, 0}, {1, 1}});
+  }));
+  c.push_back(case1<4>("pixel_shuffle", spread({1, 8, 2, 3}, 628),
+                       [](T4 x) { return m::pixel_shuffle(x, 2); }));
+}
+
 }  // namespace grad_cases_detail
 
 // Every case, built once.
@@ -549,6 +628,7 @@ inline const std::vector<GradCase>& grad_cases() {
     grad_cases_detail::add_matmul(c);
     grad_cases_detail::add_activations(c);
     grad_cases_detail::add_linalg_grid_and_compositions(c);
+    grad_cases_detail::add_module_ops(c);
     return c;
   }();
   return cases;

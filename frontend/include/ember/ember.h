@@ -10,6 +10,7 @@
 #include "frontend/grid.h"
 #include "frontend/linalg.h"
 #include "frontend/matmul_precision.h"
+#include "frontend/module.h"
 #include "frontend/print.h"
 #include "frontend/random_state.h"
 #include "frontend/stats.h"
