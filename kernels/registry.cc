@@ -1,5 +1,6 @@
 #include "kernels/registry.h"
 
+#include "kernels/conv/family.h"
 #include "kernels/matmul/family.h"
 #include "kernels/pointwise/family.h"
 #include "kernels/row/family.h"
@@ -12,7 +13,8 @@ std::span<const Family* const> families() {
   // One line per family. Order matters twice: the first family that anchors a node takes it,
   // and rewrites run in this order (split-K before long reductions are split).
   static const Family* const all[] = {
-      &matmul_family(), &row_family(), &sort_family(), &scatter_family(), &pointwise_family(),
+      &matmul_family(), &conv_family(),    &row_family(),
+      &sort_family(),   &scatter_family(), &pointwise_family(),
   };
   return all;
 }

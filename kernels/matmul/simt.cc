@@ -1,5 +1,6 @@
 // The SIMT matmul template (every device) and the epilogue the tile templates share.
 #include "kernels/matmul/lowering.h"
+#include "kernels/matmul/simt_gemm.h"
 
 namespace ember::jit {
 namespace {
@@ -7,9 +8,6 @@ namespace {
 using ir::BinaryFn;
 using ir::OpKind;
 using ir::ValueId;
-
-constexpr uint32_t kThreads = 256;
-constexpr int kTile = kMatmulTile;
 
 // Whether the operand's columns (its last dim) are not the last dim of the buffer it is read
 // from: a transposed view (backward's h^T @ g). Staging then walks the rows with consecutive
@@ -45,10 +43,8 @@ void store_matmul_outputs(Emitter& e, const KernelPlan& kp, int value,
   e.end();
 }
 
-// Register-blocked tiled matmul: 16 x 16 threads, each computing R x R outputs (rows ty + 16i,
-// columns tx + 16j of a 16R x 16R block tile, so shared-memory reads broadcast or are
-// consecutive and output stores coalesce), over K in steps of 16 staged through shared memory.
-// R = 1 is the plain one-output-per-thread tile.
+// The SIMT matmul: the shared GEMM loop over the matmul's operands (views and casts of them
+// inlined), R from the variant or the heuristic.
 void lower_matmul_simt(const ir::Graph& g, const Plan& plan, Emitter& e, const KernelPlan& kp,
                        const MatmulVariant& v, KernelGeometry& out) {
   ValueId mm = kp.anchor;
@@ -56,158 +52,41 @@ void lower_matmul_simt(const ir::Graph& g, const Plan& plan, Emitter& e, const K
   const Shape& os = kp.shape;
   const Shape& as = g.type(a).shape;
   const Shape& bs = g.type(b).shape;
-  int r = os.rank();
-  int64_t M = os[r - 2], N = os[r - 1], K = as[r - 1];
+  const int r = os.rank();
   Shape batch(std::vector<int64_t>(os.dims.begin(), os.dims.end() - 2));
+  SimtGemm gemm;
+  gemm.batch = batch.numel();
+  gemm.M = os[r - 2];
+  gemm.N = os[r - 1];
+  gemm.K = as[r - 1];
   // (The vector tile's operands did not suit it: the largest block of this template instead.)
-  const int R = v.block == kVectorTileBlock ? 8
-                : v.block > 0               ? v.block
-                                            : matmul_block(M, N, batch.numel());
-  const int BM = kTile * R, BN = kTile * R;  // block tile; K advances by kTile
-  int64_t tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
-  int64_t tiles = batch.numel() * tiles_m * tiles_n;
-
-  int p_tiles = e.param_u("tiles", static_cast<uint32_t>(tiles));
-  int p_tn = e.param_u("tiles_n", static_cast<uint32_t>(tiles_n));
-  int p_tmn = e.param_u("tiles_mn", static_cast<uint32_t>(tiles_m * tiles_n));
-  int pM = e.param_u("M", static_cast<uint32_t>(M));
-  int pN = e.param_u("N", static_cast<uint32_t>(N));
-  int pK = e.param_u("K", static_cast<uint32_t>(K));
-  int p_kt = e.param_u("ktiles", static_cast<uint32_t>((K + kTile - 1) / kTile));
-  CType acc_t = compute_type(g.type(mm).dtype);
-  // Both tiles are stored k-major (As[k][m], Bs[k][n]) so a thread's rows and columns are
-  // contiguous and read as 16-byte vectors; rows padded by 4 elements (keeping that alignment)
-  // spread the staging stores over banks.
-  const int AS = BM + 4, BS = BN + 4;
-  auto& sh = e.desc().shared;
-  int sa = static_cast<int>(sh.size());
-  sh.push_back({acc_t, kTile * AS});
-  int sb = static_cast<int>(sh.size());
-  sh.push_back({acc_t, kTile * BS});
-  const bool a_t = reads_transposed(g, plan, a), b_t = reads_transposed(g, plan, b);
-
-  auto u = [&](int64_t v) { return e.const_u(static_cast<uint64_t>(v)); };
-  auto add = [&](int x, int y) { return e.bin(BinaryFn::Add, x, y); };
-  auto mul = [&](int x, int y) { return e.bin(BinaryFn::Mul, x, y); };
-  int t = e.begin_for(SOp::ForRows, p_tiles);
-  int bi = e.bin(BinaryFn::Div, t, p_tmn);
-  int rem = e.bin(BinaryFn::Rem, t, p_tmn);
-  int tm = e.bin(BinaryFn::Div, rem, p_tn);
-  int tn = e.bin(BinaryFn::Rem, rem, p_tn);
-  int lid = e.builtin(Builtin::LocalId);
-  int ty = e.bin(BinaryFn::Div, lid, u(kTile));
-  int tx = e.bin(BinaryFn::Rem, lid, u(kTile));
-  int m0 = mul(tm, u(BM)), n0 = mul(tn, u(BN));
-  // The i-th row (or column) of the block tile a thread owns, t being its ty (or tx): runs of 4
-  // contiguous elements, 64 apart (a quarter-warp's 16-byte reads then cover 32 distinct
-  // banks); blocks under 4 interleave one element 16 apart.
-  auto owned = [&](int t, int i) {
-    if (R < 4) return add(t, u(kTile * i));
-    return add(mul(t, u(4)), u(static_cast<int64_t>(i / 4) * kTile * 4 + i % 4));
-  };
-  Index batch_idx{batch, std::vector<int>(batch.rank(), -1), bi};
+  gemm.block = v.block == kVectorTileBlock ? 8
+               : v.block > 0               ? v.block
+                                           : matmul_block(gemm.M, gemm.N, gemm.batch);
+  gemm.stages = v.stages;
+  gemm.acc = compute_type(g.type(mm).dtype);
+  gemm.a_along_rows = reads_transposed(g, plan, a);
+  gemm.b_along_rows = reads_transposed(g, plan, b);
   std::vector<int> bdims;
-  for (int d = 0; d < batch.rank(); ++d) bdims.push_back(e.dim(batch_idx, d));
-  auto operand_index = [&](const Shape& s, int row, int col) {
+  gemm.begin_batch = [&](int bi) {
+    Index batch_idx{batch, std::vector<int>(batch.rank(), -1), bi};
+    for (int d = 0; d < batch.rank(); ++d) bdims.push_back(e.dim(batch_idx, d));
+  };
+  auto operand = [&](ValueId x, const Shape& s, int row, int col) {
     Index idx{s, std::vector<int>(s.rank(), -1), -1};
     for (int d = 0; d < r - 2; ++d) idx.dims[d] = s[d] == 1 ? e.const_u(0) : bdims[d];
     idx.dims[r - 2] = row;
     idx.dims[r - 1] = col;
-    return idx;
+    return e.cast(e.value(x, idx), gemm.acc);
   };
-  int one = e.const_u(1);
-  std::vector<int> acc(R * R);
-  for (int& v : acc) v = e.new_var(acc_t, e.cast(e.const_u(0), acc_t));
-  // Out-of-range elements are staged as zeros (read at a clamped index: every load in bounds).
-  auto load = [&](ValueId operand, const Shape& s, int row, int rows, int col, int cols) {
-    int ok =
-        e.bin(BinaryFn::LogicalAnd, e.bin(BinaryFn::Lt, row, rows), e.bin(BinaryFn::Lt, col, cols));
-    int v = e.value(operand, operand_index(s, e.umin(row, e.bin(BinaryFn::Sub, rows, one)),
-                                           e.umin(col, e.bin(BinaryFn::Sub, cols, one))));
-    return e.select(ok, e.cast(v, acc_t), e.cast(e.const_u(0), acc_t));
+  gemm.load_a = [&](int row, int col) { return operand(a, as, row, col); };
+  gemm.load_b = [&](int row, int col) { return operand(b, bs, row, col); };
+  const int pM = e.param_u("M", static_cast<uint32_t>(gemm.M));
+  const int pN = e.param_u("N", static_cast<uint32_t>(gemm.N));
+  gemm.store = [&](int m, int n, int value) {
+    store_matmul_outputs(e, kp, e.cast(value, compute_type(g.type(mm).dtype)), bdims, m, n, pM, pN);
   };
-  auto shared_store = [&](int shared, int slot, int value) {
-    Stmt st{SOp::SharedStore, value};
-    st.buffer = shared;
-    st.index = slot;
-    e.desc().body.push_back(st);
-  };
-  // Each thread stages R elements of each tile, flat positions lid + 256 s, consecutive threads
-  // along the operand's contiguous dim. The next k-tile's elements are loaded into registers
-  // before the current tile is multiplied, so that global loads overlap the FMAs.
-  struct Staged {
-    int a_row, a_col, a_slot, b_row, b_col, b_slot;
-  };
-  std::vector<Staged> staged(R);
-  for (int s = 0; s < R; ++s) {
-    int flat = add(lid, u(static_cast<int64_t>(kThreads) * s));
-    auto split = [&](int64_t fast) {
-      return std::pair{e.bin(BinaryFn::Div, flat, u(fast)), e.bin(BinaryFn::Rem, flat, u(fast))};
-    };
-    auto [a_hi, a_lo] = split(a_t ? BM : kTile);  // A tile: BM x 16
-    int arow = a_t ? a_lo : a_hi, acol = a_t ? a_hi : a_lo;
-    auto [b_hi, b_lo] = split(b_t ? kTile : BN);  // B tile: 16 x BN
-    int krow = b_t ? b_lo : b_hi, bcol = b_t ? b_hi : b_lo;
-    staged[s] = {add(m0, arow), acol,          add(mul(acol, u(AS)), arow),
-                 krow,          add(n0, bcol), add(mul(krow, u(BS)), bcol)};
-  }
-  auto load_tile = [&](int k0, int s, bool a_operand) {
-    const Staged& st = staged[s];
-    return a_operand ? load(a, as, st.a_row, pM, add(k0, st.a_col), pK)
-                     : load(b, bs, add(k0, st.b_row), pK, st.b_col, pN);
-  };
-  // Two stages: the next k-tile's elements wait in registers while the current one is
-  // multiplied (global loads overlap the FMAs). One: each tile is loaded, then multiplied.
-  // (Not for K = 0: the loads before the loop would read operands without elements.)
-  const bool two_stages = v.stages >= 2 && K > 0;
-  std::vector<int> a_next(R), b_next(R);
-  for (int s = 0; s < R && two_stages; ++s) {
-    a_next[s] = e.new_var(acc_t, load_tile(e.const_u(0), s, true));
-    b_next[s] = e.new_var(acc_t, load_tile(e.const_u(0), s, false));
-  }
-  int kt = e.begin_for(SOp::ForSeq, p_kt);
-  int k0 = mul(kt, u(kTile));
-  for (int s = 0; s < R; ++s) {
-    shared_store(sa, staged[s].a_slot,
-                 two_stages ? e.var(a_next[s], acc_t) : load_tile(k0, s, true));
-    shared_store(sb, staged[s].b_slot,
-                 two_stages ? e.var(b_next[s], acc_t) : load_tile(k0, s, false));
-  }
-  e.barrier();
-  // (Past the last tile every element is out of range: zeros, loaded in bounds.)
-  int k1 = add(k0, u(kTile));
-  for (int s = 0; s < R && two_stages; ++s) {
-    e.assign(a_next[s], load_tile(k1, s, true));
-    e.assign(b_next[s], load_tile(k1, s, false));
-  }
-  int kk = e.begin_for(SOp::ForSeq, e.const_u(kTile));
-  std::vector<int> av(R), bv(R);
-  for (int i = 0; i < R; ++i) {
-    av[i] = e.expr({XOp::SharedLoad, acc_t, sa, 0, {add(mul(kk, u(AS)), owned(ty, i))}});
-    bv[i] = e.expr({XOp::SharedLoad, acc_t, sb, 0, {add(mul(kk, u(BS)), owned(tx, i))}});
-  }
-  for (int i = 0; i < R; ++i) {
-    for (int j = 0; j < R; ++j) {
-      int cur = e.var(acc[i * R + j], acc_t);
-      e.assign(acc[i * R + j], is_floating(acc_t)
-                                   ? e.fma(av[i], bv[j], cur)
-                                   : e.bin(BinaryFn::Add, cur, e.bin(BinaryFn::Mul, av[i], bv[j])));
-    }
-  }
-  e.end();
-  e.barrier();
-  e.end();
-  // Epilogue per owned output: the accumulator stands for the matmul's value there.
-  for (int i = 0; i < R; ++i) {
-    for (int j = 0; j < R; ++j) {
-      int m = add(m0, owned(ty, i)), n = add(n0, owned(tx, j));
-      int value = e.cast(e.var(acc[i * R + j], acc_t), compute_type(g.type(mm).dtype));
-      store_matmul_outputs(e, kp, value, bdims, m, n, pM, pN);
-    }
-  }
-  e.end();
-  out.work_items = static_cast<uint64_t>(tiles);
-  out.per_row = true;
+  emit_simt_gemm(e, gemm, out);
 }
 
 }  // namespace ember::jit

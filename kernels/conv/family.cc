@@ -1,0 +1,157 @@
+#include "kernels/conv/family.h"
+
+#include "absl/strings/str_cat.h"
+#include "kernels/matmul/simt_gemm.h"
+#include "kernels/matmul/tiles.h"
+
+namespace ember::jit {
+namespace {
+
+using ir::BinaryFn;
+using ir::ValueId;
+
+// Splits flat index `flat` over `dims` (row-major; each dim a parameter word): returns the
+// per-dim expressions.
+std::vector<int> unflatten(Emitter& e, int flat, const std::vector<int>& dims) {
+  std::vector<int> out(dims.size());
+  for (int d = static_cast<int>(dims.size()) - 1; d >= 0; --d) {
+    if (d == 0) {
+      out[d] = flat;
+    } else {
+      out[d] = e.bin(BinaryFn::Rem, flat, dims[d]);
+      flat = e.bin(BinaryFn::Div, flat, dims[d]);
+    }
+  }
+  return out;
+}
+
+// The implicit GEMM of conv node y = conv(x, w) for group b:
+//   A[m][k] = x[n, b * Cg + c, o * stride - pad + q * dilation] (0 outside the input),
+//     m = (n, o...) over the batch and output pixels, k = (c, q...) over channels and offsets;
+//   B[k][j] = w[b * Og + j, c, q...];  y[n, b * Og + j, o...] = sum_k A[m][k] B[k][j].
+struct ConvGemm {
+  int64_t groups, M, N, K;
+};
+
+ConvGemm conv_gemm(const ir::Graph& g, ValueId y) {
+  const ValueId x = g.node(y).inputs[0], w = g.node(y).inputs[1];
+  const Shape &xs = g.type(x).shape, &ws = g.type(w).shape, &ys = g.type(y).shape;
+  const int64_t groups = g.node(y).get<ir::ConvAttrs>().groups;
+  int64_t out_pixels = 1, taps = 1;
+  for (int d = 2; d < xs.rank(); ++d) out_pixels *= ys[d], taps *= ws[d];
+  return {groups, xs[0] * out_pixels, ws[0] / groups, ws[1] * taps};
+}
+
+void lower_conv(const ir::Graph& g, Emitter& e, const KernelPlan& kp, int block,
+                KernelGeometry& out) {
+  const ValueId y = kp.anchor, x = g.node(y).inputs[0], w = g.node(y).inputs[1];
+  const auto& a = g.node(y).get<ir::ConvAttrs>();
+  const Shape &xs = g.type(x).shape, &ws = g.type(w).shape, &ys = kp.shape;
+  const int r = xs.rank(), sr = r - 2;
+  const ConvGemm shape = conv_gemm(g, y);
+  const int64_t og = shape.N;
+  SimtGemm gemm;
+  gemm.batch = shape.groups;
+  gemm.M = shape.M;
+  gemm.N = shape.N;
+  gemm.K = shape.K;
+  gemm.block = block > 0 ? block : 1;
+  gemm.acc = compute_type(g.type(y).dtype);
+  gemm.a_along_rows = true;  // consecutive output pixels read neighbouring input pixels
+  gemm.b_along_rows = true;  // a weight row [c, q...] is contiguous
+  auto u = [&](int64_t v) { return e.const_u(static_cast<uint64_t>(v)); };
+  auto add = [&](int p, int q) { return e.bin(BinaryFn::Add, p, q); };
+  auto mul = [&](int p, int q) { return e.bin(BinaryFn::Mul, p, q); };
+  // Row and column splits: [N, out...] and [Cg, kernel...] (sizes as parameter words).
+  // Compiled code specialises on the structure only: every size is a parameter word.
+  std::vector<int> m_dims{e.size_param(xs, 0, "conv_x")}, k_dims{e.size_param(ws, 1, "conv_w")};
+  std::vector<int> in_dims;
+  for (int d = 0; d < sr; ++d) {
+    m_dims.push_back(e.size_param(ys, d + 2, "conv_y"));
+    k_dims.push_back(e.size_param(ws, d + 2, "conv_w"));
+    in_dims.push_back(e.size_param(xs, d + 2, "conv_x"));
+  }
+  const int p_cg = e.size_param(ws, 1, "conv_w");
+  const int p_og = e.param_u("conv_og", static_cast<uint32_t>(og));
+  int group = -1;
+  gemm.begin_batch = [&](int b) { group = b; };
+  gemm.load_a = [&](int row, int col) {
+    std::vector<int> m = unflatten(e, row, m_dims), k = unflatten(e, col, k_dims);
+    Index idx{xs, std::vector<int>(r, -1), -1};
+    idx.dims[0] = m[0];
+    idx.dims[1] = add(mul(group, p_cg), k[0]);
+    int inside = e.const_b(true);
+    for (int d = 0; d < sr; ++d) {
+      // o * stride + q * dilation - pad in unsigned arithmetic: a position left of the input
+      // wraps past its size, so one comparison checks both sides.
+      int pos = add(mul(m[d + 1], u(a.stride[d])), mul(k[d + 1], u(a.dilation[d])));
+      pos = e.bin(BinaryFn::Sub, pos, u(a.pad_before[d]));
+      inside = e.bin(BinaryFn::LogicalAnd, inside, e.bin(BinaryFn::Lt, pos, in_dims[d]));
+      idx.dims[d + 2] = e.umin(pos, e.bin(BinaryFn::Sub, in_dims[d], u(1)));
+    }
+    int v = e.cast(e.value(x, idx), gemm.acc);
+    return e.select(inside, v, e.cast(u(0), gemm.acc));
+  };
+  gemm.load_b = [&](int row, int col) {
+    std::vector<int> k = unflatten(e, row, k_dims);
+    Index idx{ws, std::vector<int>(r, -1), -1};
+    idx.dims[0] = add(mul(group, p_og), col);
+    for (int d = 0; d < sr + 1; ++d) idx.dims[d + 1] = k[d];
+    return e.cast(e.value(w, idx), gemm.acc);
+  };
+  const int pM = e.param_u("M", static_cast<uint32_t>(gemm.M));
+  const int pN = e.param_u("N", static_cast<uint32_t>(gemm.N));
+  gemm.store = [&](int row, int col, int value) {
+    e.provide(y, e.cast(value, compute_type(g.type(y).dtype)));
+    e.begin_if(
+        e.bin(BinaryFn::LogicalAnd, e.bin(BinaryFn::Lt, row, pM), e.bin(BinaryFn::Lt, col, pN)));
+    std::vector<int> m = unflatten(e, row, m_dims);
+    Index oidx{ys, std::vector<int>(r, -1), -1};
+    oidx.dims[0] = m[0];
+    oidx.dims[1] = add(mul(group, p_og), col);
+    for (int d = 0; d < sr; ++d) oidx.dims[d + 2] = m[d + 1];
+    int lin = e.linear(oidx);
+    for (ValueId o : kp.outputs) e.store(o, lin, e.value(o, oidx));
+    e.end();
+  };
+  emit_simt_gemm(e, gemm, out);
+}
+
+class ConvFamily final : public Family {
+ public:
+  const char* name() const override { return "conv"; }
+  bool anchors(const ir::Node& n) const override { return n.op == ir::OpKind::Conv; }
+  KernelPlan start(const ir::Graph& g, ValueId v) const override {
+    KernelPlan kp;
+    kp.shape = g.type(v).shape;
+    kp.anchor = v;
+    return kp;
+  }
+  Shape index_space(const ir::Graph& g, const KernelPlan& kp) const override {
+    return g.type(kp.anchor).shape;
+  }
+  Fusion fusion() const override { return Fusion::Epilogue; }
+  bool rereads_operands() const override { return true; }
+  // The SIMT block by the matmul heuristic for the GEMM's sizes, frozen before lowering.
+  VariantChoice choose(const VariantContext& c, const KernelPlan& kp) const override {
+    const ConvGemm s = conv_gemm(c.g, kp.anchor);
+    return {static_cast<Variant>(matmul_block(s.M, s.N, s.groups)), {}};
+  }
+  std::string describe(Variant v) const override { return absl::StrCat("block=", v); }
+  KernelGeometry lower(const ir::Graph& g, const Plan& plan, int kernel, const Emitter::LayoutFn&,
+                       Emitter& e) const override {
+    KernelGeometry out;
+    const KernelPlan& kp = plan.kernels[kernel];
+    lower_conv(g, e, kp, static_cast<int>(kp.variant), out);
+    return out;
+  }
+};
+
+}  // namespace
+
+const Family& conv_family() {
+  static const ConvFamily family;
+  return family;
+}
+
+}  // namespace ember::jit
