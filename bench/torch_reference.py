@@ -149,11 +149,76 @@ def transformer_block(dev):
     return step
 
 
+def conv2d_resnet(dev, dtype, train):
+    """3x3 64->64 convolution, 56x56, batch 32; forward, or forward and backward to x and w."""
+    x = torch.randn(32, 64, 56, 56, device=dev, dtype=dtype, requires_grad=train)
+    w = (torch.randn(64, 64, 3, 3, device=dev, dtype=dtype) * 0.05).requires_grad_(train)
+
+    def step():
+        y = torch.nn.functional.conv2d(x, w, padding=1)
+        if train:
+            x.grad = w.grad = None
+            (y * y).sum().backward()
+        return y
+    return step
+
+
+def conv2d_depthwise(dev):
+    x = torch.randn(32, 256, 56, 56, device=dev)
+    w = torch.randn(256, 1, 3, 3, device=dev) * 0.3
+
+    def step():
+        return torch.nn.functional.conv2d(x, w, padding=1, groups=256)
+    return step
+
+
+class ConvBlock(torch.nn.Module):
+    """conv-bn-relu-conv-bn + residual, relu (a ResNet basic block, training mode)."""
+    def __init__(self, c=64):
+        super().__init__()
+        self.c1 = torch.nn.Conv2d(c, c, 3, padding=1, bias=False)
+        self.b1 = torch.nn.BatchNorm2d(c)
+        self.c2 = torch.nn.Conv2d(c, c, 3, padding=1, bias=False)
+        self.b2 = torch.nn.BatchNorm2d(c)
+
+    def forward(self, x):
+        h = torch.relu(self.b1(self.c1(x)))
+        return torch.relu(self.b2(self.c2(h)) + x)
+
+
+def conv_block_train(dev):
+    block = ConvBlock().to(dev)
+    x = torch.randn(32, 64, 56, 56, device=dev)
+
+    def step():
+        for p in block.parameters():
+            p.grad = None
+        block(x).sum().backward()
+    return step
+
+
+def conv_steps():
+    """(name, maker, cudnn TF32 allowed) for the convolution workloads of issue 19."""
+    steps = []
+    for tname, dtype, tf32 in (("f32", torch.float32, False), ("tf32", torch.float32, True),
+                               ("bf16", torch.bfloat16, False)):
+        for train in (False, True):
+            name = "conv2d_resnet_" + tname + ("_train" if train else "")
+            steps.append((name, lambda d, dt=dtype, t=train: conv2d_resnet(d, dt, t), tf32))
+    steps.append(("conv2d_depthwise", conv2d_depthwise, False))
+    steps.append(("conv_block_train", conv_block_train, False))
+    return steps
+
+
 def run_steps(args, results):
     """Training steps: eager and torch.compile'd, with the step's peak memory."""
-    for name, make in (("mlp_train_step", mlp_train_step), ("transformer_block", transformer_block)):
+    steps = [("mlp_train_step", mlp_train_step, False),
+             ("transformer_block", transformer_block, False)] + conv_steps()
+    for name, make, tf32 in steps:
         if args.only and not re.search(args.only, name):
             continue
+        torch.backends.cudnn.allow_tf32 = tf32
+        torch.backends.cudnn.benchmark = True
         modes = [("eager", make(torch.device("cuda")))]
         if not args.no_compile:
             modes.append(("compile", torch.compile(make(torch.device("cuda")))))

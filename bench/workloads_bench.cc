@@ -450,6 +450,122 @@ void BM_start(benchmark::State& state) {
   unsetenv("EMBER_CACHE_DIR");
 }
 
+// ---- convolutions (issue 19): ResNet's 3x3 64->64 layer at 56x56, batch 32 (shrunk: batch 1,
+// 14x14), in f32, TF32 and bf16, forward or forward and backward (data and weight gradients:
+// three times the forward's FLOP).
+Tensor<4> image(int64_t n, int64_t c, int64_t hw, uint32_t seed, double scale = 1.0) {
+  ember::seed(seed);
+  auto t = Tensor<4>::random({n, c, hw, hw}, Distribution::uniform(-scale, scale), bench_device());
+  sync(bench_device());
+  return t;
+}
+
+void conv2d_resnet(benchmark::State& state, DType dtype, bool tf32, bool train) {
+  const bool small = shrink() > 1;
+  const int64_t n = small ? 1 : 32, c = 64, hw = small ? 14 : 56;
+  auto x = image(n, c, hw, 40).cast(dtype);
+  auto w = image(c, c, 3, 41, 0.05).cast(dtype);
+  if (train) x = x.require_grad(), w = w.require_grad();
+  set_matmul_precision(tf32 ? MatmulPrecision::High : MatmulPrecision::Highest);
+  Tensor<4> keep;
+  run_timed(
+      state, state.range(0),
+      [&] {
+        auto y = module::conv2d(x, w, std::nullopt, {{1, 1}, {1, 1}, {1, 1}, 1});
+        if (!train) {
+          keep = y;
+          return;
+        }
+        Gradients g = (y * y).sum().backward();
+        keep = x.grad(g).value() + w.grad(g).value().sum().reshape({1, 1, 1, 1});
+      },
+      0, (train ? 3.0 : 1.0) * 2.0 * n * c * c * 9 * hw * hw);
+  set_matmul_precision(MatmulPrecision::Highest);
+  // The conv family has no tensor-core variant yet: TF32 runs plain f32 (said in the label).
+  if (tf32) label_tf32(state, state.range(0) ? " fused" : " unfused");
+}
+void BM_conv2d_resnet_f32(benchmark::State& s) { conv2d_resnet(s, DType::F32, false, false); }
+void BM_conv2d_resnet_tf32(benchmark::State& s) { conv2d_resnet(s, DType::F32, true, false); }
+void BM_conv2d_resnet_bf16(benchmark::State& s) { conv2d_resnet(s, DType::BF16, false, false); }
+void BM_conv2d_resnet_f32_train(benchmark::State& s) { conv2d_resnet(s, DType::F32, false, true); }
+void BM_conv2d_resnet_tf32_train(benchmark::State& s) { conv2d_resnet(s, DType::F32, true, true); }
+void BM_conv2d_resnet_bf16_train(benchmark::State& s) {
+  conv2d_resnet(s, DType::BF16, false, true);
+}
+
+// Depthwise 3x3 over 256 channels at 56x56, batch 32, forward.
+void BM_conv2d_depthwise(benchmark::State& state) {
+  const bool small = shrink() > 1;
+  const int64_t n = small ? 1 : 32, c = 256, hw = small ? 14 : 56;
+  auto x = image(n, c, hw, 42);
+  ember::seed(43);
+  auto w = Tensor<4>::random({c, 1, 3, 3}, Distribution::uniform(-0.3, 0.3), bench_device());
+  Tensor<4> keep;
+  run_timed(
+      state, state.range(0),
+      [&] {
+        keep = module::conv2d(x, w, std::nullopt, {{1, 1}, {1, 1}, {1, 1}, c});
+      },
+      2.0 * n * c * hw * hw * 4, 2.0 * n * c * 9 * hw * hw);
+}
+
+Tensor<4> batch_norm(const Tensor<4>& x, const Tensor<1>& gamma, const Tensor<1>& beta) {
+  auto mean = x.mean_dim(0).mean_dim(2).mean_dim(3);
+  auto centred = x - mean;
+  auto var = (centred * centred).mean_dim(0).mean_dim(2).mean_dim(3);
+  return centred * (gamma.reshape({1, -1, 1, 1}) / (var + 1e-5).sqrt()) +
+         beta.reshape({1, -1, 1, 1});
+}
+
+// A ResNet basic block's training step: conv-bn-relu-conv-bn + residual, relu, sum, backward
+// to every parameter (wall clock, as a training loop sees it).
+void BM_conv_block_train(benchmark::State& state) {
+  const bool small = shrink() > 1;
+  const int64_t n = small ? 1 : 32, c = 64, hw = small ? 14 : 56;
+  auto x = image(n, c, hw, 44);
+  auto w1 = image(c, c, 3, 45, 0.05).require_grad(), w2 = image(c, c, 3, 46, 0.05).require_grad();
+  auto g1 = (vec(c, 47) * 0 + 1.0).require_grad(), g2 = (vec(c, 48) * 0 + 1.0).require_grad();
+  auto b1 = (vec(c, 49) * 0).require_grad(), b2 = (vec(c, 50) * 0).require_grad();
+  Tensor<4> keep;
+  const module::ConvOptions<2> same{{1, 1}, {1, 1}, {1, 1}, 1};
+  run_timed(
+      state, state.range(0),
+      [&] {
+        auto h = activation::relu(batch_norm(module::conv2d(x, w1, std::nullopt, same), g1, b1));
+        auto y =
+            activation::relu(batch_norm(module::conv2d(h, w2, std::nullopt, same), g2, b2) + x);
+        Gradients g = y.sum().backward();
+        keep = w1.grad(g).value() + w2.grad(g).value();
+        for (auto* p : {&g1, &g2, &b1, &b2})
+          keep = keep + p->grad(g).value().sum().reshape({1, 1, 1, 1});
+      },
+      0, 5.0 * 2.0 * n * c * c * 9 * hw * hw, /*wall_time=*/true);
+}
+
+// The Burn guide's convolutions (1->8 and 8->16, 3x3, relu, adaptive average pool to 8x8) on a
+// batch of 64 28x28 images, forward and backward: the CPU workload.
+void BM_conv2d_small(benchmark::State& state) {
+  ember::seed(51);
+  auto x = Tensor<4>::random({64, 1, 28, 28}, Distribution::uniform(0, 1), bench_device());
+  auto w1 = Tensor<4>::random({8, 1, 3, 3}, Distribution::uniform(-0.3, 0.3), bench_device())
+                .require_grad();
+  auto w2 = Tensor<4>::random({16, 8, 3, 3}, Distribution::uniform(-0.1, 0.1), bench_device())
+                .require_grad();
+  auto b1 = Tensor<1>::zeros({8}, bench_device()).require_grad();
+  auto b2 = Tensor<1>::zeros({16}, bench_device()).require_grad();
+  Tensor<4> keep;
+  run_timed(
+      state, state.range(0),
+      [&] {
+        auto h = module::conv2d(module::conv2d(x, w1, b1), w2, b2);
+        auto y = module::adaptive_avg_pool2d(activation::relu(h), {8, 8});
+        Gradients g = y.sum().backward();
+        keep = w2.grad(g).value() + w1.grad(g).value().sum().reshape({1, 1, 1, 1});
+        keep = keep + (b1.grad(g).value().sum() + b2.grad(g).value().sum()).reshape({1, 1, 1, 1});
+      },
+      0, 3.0 * 2.0 * 64 * (8 * 9 * 26 * 26 + 16 * 8 * 9 * 24 * 24), /*wall_time=*/true);
+}
+
 #define EMBER_WORKLOAD(fn) \
   BENCHMARK(fn)->ArgName("fused")->Arg(1)->Arg(0)->UseManualTime()->Unit(benchmark::kMillisecond)
 
@@ -464,6 +580,15 @@ EMBER_WORKLOAD(BM_matmul_8192_bf16);
 EMBER_WORKLOAD(BM_chain100_1K);
 EMBER_WORKLOAD(BM_mlp_train_step);
 EMBER_WORKLOAD(BM_transformer_block);
+EMBER_WORKLOAD(BM_conv2d_resnet_f32);
+EMBER_WORKLOAD(BM_conv2d_resnet_tf32);
+EMBER_WORKLOAD(BM_conv2d_resnet_bf16);
+EMBER_WORKLOAD(BM_conv2d_resnet_f32_train);
+EMBER_WORKLOAD(BM_conv2d_resnet_tf32_train);
+EMBER_WORKLOAD(BM_conv2d_resnet_bf16_train);
+EMBER_WORKLOAD(BM_conv2d_depthwise);
+EMBER_WORKLOAD(BM_conv_block_train);
+EMBER_WORKLOAD(BM_conv2d_small);
 BENCHMARK(BM_matmul_square)
     ->ArgNames({"n", "type"})
     ->ArgsProduct({{1024, 4096, 8192}, {0, 1, 2}})
