@@ -2,7 +2,11 @@
 // [C/groups * K, OS] matrix (im2col) and multiplied with the group's [O/groups, C/groups * K]
 // weight on Eigen. Samples run in parallel. f16/bf16 compute in f32.
 #include <Eigen/Core>
+#include <algorithm>
 #include <array>
+#include <memory>
+#include <thread>
+#include <utility>
 
 #include "runtime/cpu/cpu_buffer.h"
 #include "runtime/cpu/kernels.h"
@@ -34,30 +38,55 @@ Geometry geometry(const Shape& xs, const Shape& ws, const Shape& os, const ir::C
   return g;
 }
 
-// col[(c, k0, k1, k2), (o0, o1, o2)] = x[c, o * stride - pad + k * dil], 0 outside.
+// The outputs o in [0, out) whose input position o * stride - pad + offset lies in [0, size).
+std::pair<int64_t, int64_t> valid_range(int64_t out, int64_t size, int64_t stride, int64_t pad,
+                                        int64_t offset) {
+  const int64_t shift = offset - pad;  // position = o * stride + shift
+  auto ceil_div = [](int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); };
+  auto floor_div = [](int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); };
+  const int64_t lo = std::clamp<int64_t>(ceil_div(-shift, stride), 0, out);
+  const int64_t hi = std::clamp<int64_t>(floor_div(size - 1 - shift, stride) + 1, lo, out);
+  return {lo, hi};
+}
+
+// col[(c, k0, k1, k2), (o0, o1, o2)] = x[c, o * stride - pad + k * dil], 0 outside. The
+// innermost dim is copied as one strided run between its zero borders.
 template <class T>
 void im2col(const T* x, int64_t channels, const Geometry& g, T* col) {
-  const int64_t on = g.out_numel();
   for (int64_t c = 0; c < channels; ++c) {
     const T* xc = x + c * g.in_numel();
     for (int64_t k0 = 0; k0 < g.k[0]; ++k0)
       for (int64_t k1 = 0; k1 < g.k[1]; ++k1)
-        for (int64_t k2 = 0; k2 < g.k[2]; ++k2, col += on) {
-          T* dst = col;
+        for (int64_t k2 = 0; k2 < g.k[2]; ++k2) {
+          const auto [lo, hi] =
+              valid_range(g.out[2], g.in[2], g.stride[2], g.pad[2], k2 * g.dil[2]);
+          const int64_t first = lo * g.stride[2] - g.pad[2] + k2 * g.dil[2];
           for (int64_t o0 = 0; o0 < g.out[0]; ++o0) {
             const int64_t i0 = o0 * g.stride[0] - g.pad[0] + k0 * g.dil[0];
-            for (int64_t o1 = 0; o1 < g.out[1]; ++o1) {
+            for (int64_t o1 = 0; o1 < g.out[1]; ++o1, col += g.out[2]) {
               const int64_t i1 = o1 * g.stride[1] - g.pad[1] + k1 * g.dil[1];
-              const bool row_ok = i0 >= 0 && i0 < g.in[0] && i1 >= 0 && i1 < g.in[1];
-              const T* src = xc + (i0 * g.in[1] + i1) * g.in[2];
-              for (int64_t o2 = 0; o2 < g.out[2]; ++o2) {
-                const int64_t i2 = o2 * g.stride[2] - g.pad[2] + k2 * g.dil[2];
-                *dst++ = row_ok && i2 >= 0 && i2 < g.in[2] ? src[i2] : T(0);
+              if (i0 < 0 || i0 >= g.in[0] || i1 < 0 || i1 >= g.in[1] || lo == hi) {
+                std::fill(col, col + g.out[2], T(0));
+                continue;
               }
+              const T* src = xc + (i0 * g.in[1] + i1) * g.in[2] + first;
+              std::fill(col, col + lo, T(0));
+              if (g.stride[2] == 1) {
+                std::copy(src, src + (hi - lo), col + lo);
+              } else {
+                for (int64_t o2 = lo; o2 < hi; ++o2, src += g.stride[2]) col[o2] = *src;
+              }
+              std::fill(col + hi, col + g.out[2], T(0));
             }
           }
         }
   }
+}
+
+// Whether the unfolded matrix is the input itself (1x1 kernel, stride 1, no padding).
+bool unfold_is_identity(const Geometry& g) {
+  return g.k_numel() == 1 && g.stride == std::array<int64_t, 3>{1, 1, 1} &&
+         g.pad == std::array<int64_t, 3>{0, 0, 0};
 }
 
 template <class T>
@@ -70,20 +99,45 @@ void conv_typed(const Array& x, const Array& w, const ir::ConvAttrs& a, Array& o
   const T* xp = base_ptr<T>(x);
   const T* wp = base_ptr<T>(w);
   T* op = base_ptr<T>(out);
-  parallel_for(xs[0], [&](int64_t n) {
-    std::vector<T> col(static_cast<size_t>(rows * on));
-    for (int64_t gi = 0; gi < groups; ++gi) {
-      im2col(xp + (n * xs[1] + gi * cg) * g.in_numel(), cg, g, col.data());
-      Eigen::Map<const Mat> wm(wp + gi * og * rows, og, rows);
-      Eigen::Map<const Mat> cm(col.data(), rows, on);
-      Eigen::Map<Mat> om(op + (n * os[1] + gi * og) * on, og, on);
-      if (rows == 0) {
-        om.setZero();
-      } else {
-        om.noalias() = wm * cm;
-      }
+  const bool identity = unfold_is_identity(g);
+  const int64_t tasks = xs[0] * groups;
+  const int64_t workers = std::max(1u, std::thread::hardware_concurrency());
+  // One (sample, group) product: out[og, on] = w[og, rows] x col[rows, on], over output rows
+  // [r0, r1) (all of them unless the products are too few to give every core one).
+  auto product = [&](int64_t task, const T* col, int64_t r0, int64_t r1) {
+    const int64_t n = task / groups, gi = task % groups;
+    Eigen::Map<const Mat> wm(wp + (gi * og + r0) * rows, r1 - r0, rows);
+    Eigen::Map<const Mat> cm(col, rows, on);
+    Eigen::Map<Mat> om(op + ((n * os[1] + gi * og) + r0) * on, r1 - r0, on);
+    if (rows == 0) {
+      om.setZero();
+    } else {
+      om.noalias() = wm * cm;
     }
-  });
+  };
+  auto unfold = [&](int64_t task, std::unique_ptr<T[]>& buffer) -> const T* {
+    const T* in = xp + ((task / groups) * xs[1] + (task % groups) * cg) * g.in_numel();
+    if (identity) return in;
+    if (!buffer) buffer.reset(new T[static_cast<size_t>(rows * on)]);
+    im2col(in, cg, g, buffer.get());
+    return buffer.get();
+  };
+  if (tasks >= workers || og < 2) {
+    parallel_for(workers, [&](int64_t t) {
+      std::unique_ptr<T[]> buffer;
+      for (int64_t task = tasks * t / workers; task < tasks * (t + 1) / workers; ++task) {
+        product(task, unfold(task, buffer), 0, og);
+      }
+    });
+    return;
+  }
+  std::unique_ptr<T[]> buffer;
+  for (int64_t task = 0; task < tasks; ++task) {
+    const T* col = unfold(task, buffer);
+    const int64_t parts = std::min(workers, og);
+    parallel_for(parts,
+                 [&](int64_t p) { product(task, col, og * p / parts, og * (p + 1) / parts); });
+  }
 }
 
 }  // namespace

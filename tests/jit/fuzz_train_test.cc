@@ -1,11 +1,11 @@
 // Differential fuzzing of training steps: random programs of 5-40 differentiable ops (math,
 // broadcasts, reductions, softmax, views: flips, transposes, reshapes, slices with pads and
-// concatenations) whose loss is backpropagated in the same flush while a random subset of
-// intermediates is still held, as a training loop that prints its loss does. That is where
-// fused kernels write outputs over dying intermediates (in-place reuse), which the forward-only
-// fuzz never exercised. Two steps run: the loss is read (one flush of forward and backward),
-// then the inputs take a gradient step and the second step is recorded and read. Every loss,
-// gradient and held intermediate of both steps is compared with the CPU reference, fused (and
+// concatenations, convolutions and pooling) whose loss is backpropagated in the same flush while a
+// random subset of intermediates is still held, as a training loop that prints its loss does. That
+// is where fused kernels write outputs over dying intermediates (in-place reuse), which the
+// forward-only fuzz never exercised. Two steps run: the loss is read (one flush of forward and
+// backward), then the inputs take a gradient step and the second step is recorded and read. Every
+// loss, gradient and held intermediate of both steps is compared with the CPU reference, fused (and
 // every fifth program unfused).
 //
 // EMBER_FUZZ_TRAIN_PROGRAMS raises the count (default 100 per CI run); EMBER_FUZZ_SEED changes
@@ -23,7 +23,7 @@ namespace {
 
 using testing::host_uniform;
 
-enum class Kind { Unary, Binary, Where, Reduce, Norm, View, Cast, kCount, Identity };
+enum class Kind { Unary, Binary, Where, Reduce, Norm, View, Cast, Conv, kCount, Identity };
 // (Identity is never generated: the reducer puts it in place of steps it removes.)
 
 struct Step {
@@ -156,6 +156,39 @@ Tensor<4> view(const Tensor<4>& a, int dim, int dim2, int fn) {
   }
 }
 
+// Convolutions and pooling that keep a's shape [N, C, H, W] (so that later ops broadcast with
+// it): same-padded convolutions (plain, depthwise, 1x1, dilated, transposed), same-size pools,
+// and a strided convolution resampled back. Weights are fixed host data (gradients reach a).
+Tensor<4> conv(const Tensor<4>& a, int fn) {
+  const auto& d = a.dims();
+  const int64_t c = d[1];
+  auto weight = [&](int64_t in_per_group, int64_t k, uint32_t seed) {
+    return Tensor<4>::from_data(host_uniform({c, in_per_group, k, k}, seed, -0.4, 0.4), a.device());
+  };
+  const module::ConvOptions<2> same{{1, 1}, {1, 1}, {1, 1}, 1};
+  switch (fn) {
+    case 0:
+      return module::conv2d(a, weight(c, 3, 501), std::nullopt, same);
+    case 1:
+      return module::conv2d(a, weight(1, 3, 502), std::nullopt, {{1, 1}, {1, 1}, {1, 1}, c});
+    case 2:
+      return module::conv2d(a, weight(c, 1, 503));
+    case 3:
+      return module::conv2d(a, weight(c, 3, 504), std::nullopt, {{1, 1}, {2, 2}, {2, 2}, 1});
+    case 4:
+      return module::max_pool2d(a, {3, 3}, {{{1, 1}}, {1, 1}});
+    case 5:
+      return module::avg_pool2d(a, {3, 3}, {{{1, 1}}, {1, 1}, {1, 1}, false, false});
+    case 6: {
+      auto down = module::conv2d(a, weight(c, 3, 505), std::nullopt, {{2, 2}, {1, 1}, {1, 1}, 1});
+      return module::interpolate(down, {d[2], d[3]});
+    }
+    default:
+      return module::conv_transpose2d(a, weight(c, 3, 506), std::nullopt,
+                                      {{1, 1}, {1, 1}, {0, 0}, {1, 1}, 1});
+  }
+}
+
 struct Leaves {
   std::vector<Tensor<1>> flat;
 };
@@ -190,6 +223,9 @@ std::pair<Tensor<1>, std::vector<Tensor<4>>> forward(const TrainSpec& p, const L
         break;
       case Kind::View:
         pool.push_back(view(a, dim, dim2, s.fn));
+        break;
+      case Kind::Conv:
+        pool.push_back(conv(a, s.fn));
         break;
       case Kind::Identity:
         pool.push_back(a);
@@ -243,8 +279,8 @@ std::vector<RawTensor> run(const TrainSpec& p, uint32_t seed, const Device& dev)
 
 // The program as text, printed with a failure so it can be reproduced and reduced.
 std::string describe(const TrainSpec& p) {
-  const char* kinds[] = {"unary", "binary", "where", "reduce",  "norm",
-                         "view",  "cast",   "",      "identity"};
+  const char* kinds[] = {"unary", "binary", "where", "reduce", "norm",
+                         "view",  "cast",   "conv",  "",       "identity"};
   std::string s = absl::StrCat("inputs:");
   for (const Shape& in : p.inputs) absl::StrAppend(&s, " ", in.to_string());
   int v = static_cast<int>(p.inputs.size());

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# One device call's checks (run on the GPU machine from the repository root, carrying gpu-bundle
+# and .gl; see scripts/gpu-bundle.sh): the jit suite sharded over CUDA and Vulkan, then the
+# benchmark workloads of gpu-bundle/prev/ember_bench (an earlier main, if carried) and of this
+# bundle back to back, then the filter EMBER_CHECK_EXTRA of this bundle with PyTorch's figures.
+# At most 8 files land in $OUT.
+set -u
+out=${OUT:-gpu-out}
+mkdir -p "$out"
+source scripts/gpu-env.sh
+export EMBER_REQUIRE_VULKAN=1 EMBER_BENCH_GPU=1
+nvidia-smi -L | tee "$out/device.txt"
+bin=gpu-bundle/bin
+run_shards() {  # device, shard count
+  local dev=$1 n=$2 req=
+  [ "${dev%%:*}" = cuda ] && req=1
+  for i in $(seq 0 $((n - 1))); do
+    EMBER_CACHE_DIR=/tmp/ember-test-$dev-$i EMBER_REQUIRE_CUDA=$req EMBER_TEST_DEVICE=$dev \
+      GTEST_TOTAL_SHARDS=$n GTEST_SHARD_INDEX=$i $bin/jit_tests --gtest_brief=1 \
+      --gtest_filter="${EMBER_CHECK_TESTS:--FuzzTrain*}" > "/tmp/jit-$dev-$i.txt" 2>&1 &
+  done
+  wait
+  for i in $(seq 0 $((n - 1))); do
+    echo "== $dev shard $i: $(grep -cE '^\[  FAILED' /tmp/jit-$dev-$i.txt) failed lines"
+    grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "/tmp/jit-$dev-$i.txt" | sort | uniq -c | head -20
+    cat "/tmp/jit-$dev-$i.txt" >> "$out/jit_tests.txt"
+  done | tee -a "$out/summary.txt"
+}
+t0=$SECONDS
+run_shards cuda:0 4
+run_shards vulkan:0 2
+echo "tests: $((SECONDS - t0)) s" | tee -a "$out/summary.txt"
+bench() {  # binary, device, filter, file
+  EMBER_CACHE_DIR=/tmp/ember-bench-$RANDOM EMBER_DEVICE=$2 $1 --benchmark_min_time=0.05 \
+    --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
+    --benchmark_filter="$3" --benchmark_out="$4" --benchmark_out_format=json > /dev/null 2>> "$out/bench.err"
+}
+ab=${EMBER_CHECK_AB:-'(copy_1GiB|gelu_64M|layernorm|softmax|adam_64M|matmul_4096|matmul_8192_bf16|chain100|mlp_train_step)/fused:1'}
+if [ -x gpu-bundle/prev/ember_bench ]; then
+  for dev in cuda vulkan; do
+    bench gpu-bundle/prev/ember_bench $dev "$ab" "$out/ab_prev_$dev.json"
+    bench $bin/ember_bench $dev "$ab" "$out/ab_new_$dev.json"
+  done
+  python3 scripts/bench_ab.py "$out"/ab_prev_cuda.json "$out"/ab_new_cuda.json \
+    "$out"/ab_prev_vulkan.json "$out"/ab_new_vulkan.json | tee -a "$out/summary.txt"
+fi
+echo "A/B: $((SECONDS - t0)) s" | tee -a "$out/summary.txt"
+if [ -n "${EMBER_CHECK_EXTRA:-}" ]; then
+  for dev in cuda vulkan; do bench $bin/ember_bench $dev "$EMBER_CHECK_EXTRA" "$out/extra_$dev.json"; done
+  PYTHONUNBUFFERED=1 timeout 200 python3 bench/torch_reference.py --iters 10 --only "${EMBER_CHECK_TORCH:-conv}" \
+    > "$out/torch.json" 2>> "$out/bench.err"
+  python3 bench/report.py "$out"/extra_*.json "$out/torch.json" | tee -a "$out/summary.txt"
+fi
+echo "total: $((SECONDS - t0)) s" | tee -a "$out/summary.txt"
