@@ -27,16 +27,36 @@ run_shards() {  # device, shard count
   done | tee -a "$out/summary.txt"
 }
 t0=$SECONDS
-run_shards cuda:0 4
-run_shards vulkan:0 2
+if [ -z "${EMBER_CHECK_NO_TESTS:-}" ]; then
+  run_shards cuda:0 4
+  run_shards vulkan:0 2
+fi
 echo "tests: $((SECONDS - t0)) s" | tee -a "$out/summary.txt"
+# The training fuzz (EMBER_CHECK_FUZZ programs per process, two processes per device at once).
+if [ -n "${EMBER_CHECK_FUZZ:-}" ]; then
+  for dev in cuda:0 vulkan:0; do
+    for k in 0 1; do
+      EMBER_CACHE_DIR=/tmp/ember-fuzz-$dev-$k EMBER_TEST_DEVICE=$dev \
+        EMBER_FUZZ_TRAIN_FIRST=$((k * EMBER_CHECK_FUZZ)) EMBER_FUZZ_TRAIN_PROGRAMS=$EMBER_CHECK_FUZZ \
+        $bin/jit_tests --gtest_filter='FuzzTrain*' > "/tmp/fuzz-$dev-$k.txt" 2>&1 &
+    done
+  done
+  wait
+  for f in /tmp/fuzz-*.txt; do
+    echo "$f: $(grep -E '^fuzz-train:|FAILED  \]' "$f" | head -3)"
+    cat "$f" >> "$out/jit_tests.txt"
+  done | tee -a "$out/summary.txt"
+  echo "fuzz: $((SECONDS - t0)) s" | tee -a "$out/summary.txt"
+fi
 bench() {  # binary, device, filter, file
   EMBER_CACHE_DIR=/tmp/ember-bench-$RANDOM EMBER_DEVICE=$2 $1 --benchmark_min_time=0.05 \
     --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
     --benchmark_filter="$3" --benchmark_out="$4" --benchmark_out_format=json > /dev/null 2>> "$out/bench.err"
 }
 ab=${EMBER_CHECK_AB:-'(copy_1GiB|gelu_64M|layernorm|softmax|adam_64M|matmul_4096|matmul_8192_bf16|chain100|mlp_train_step)/fused:1'}
-if [ -x gpu-bundle/prev/ember_bench ]; then
+[ -f gpu-bundle/prev/ember_bench.xz ] && xz -dkf gpu-bundle/prev/ember_bench.xz
+chmod +x gpu-bundle/prev/ember_bench 2>/dev/null
+if [ -x gpu-bundle/prev/ember_bench ] && [ -z "${EMBER_CHECK_SKIP_AB:-}" ]; then
   for dev in cuda vulkan; do
     bench gpu-bundle/prev/ember_bench $dev "$ab" "$out/ab_prev_$dev.json"
     bench $bin/ember_bench $dev "$ab" "$out/ab_new_$dev.json"
