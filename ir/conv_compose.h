@@ -5,7 +5,7 @@
 // tensors) compose them the same way. `Ops` provides, for its value type V:
 //   Shape shape(V); V reshape(V, Shape); V permute(V, perm); V flip(V, axes);
 //   V pad(V, before, after) (zeros); V slice(V, starts, counts) (unit steps);
-//   V conv(V x, V w, const ConvAttrs&).
+//   V conv(V x, V w, const ConvAttrs&); V sum(V, axis) (keeps the axis).
 #include <cstdint>
 #include <numeric>
 #include <vector>
@@ -100,16 +100,34 @@ V transpose(Ops& o, V y, V w, const ConvAttrs& a, const std::vector<int64_t>& ou
   return o.conv(up, wt, t);
 }
 
+// How many slices of the batch the weight gradient sums: its reduction runs over the batch and
+// the output pixels (N * OS terms per weight), too long for one product to keep a GPU busy or to
+// split over CPU cores. Each slice of at least kMinTerms terms becomes a group of its own; the
+// slices' products are then summed. 1 when the batch does not split evenly.
+inline int64_t batch_slices(int64_t n, int64_t pixels) {
+  constexpr int64_t kMinTerms = 2048;
+  int64_t best = 1;
+  for (int64_t s = 2; s <= n; ++s) {
+    if (n % s == 0 && (n / s) * pixels >= kMinTerms) best = s;
+  }
+  return best;
+}
+
 // d conv(x, w, a) / d w for the output gradient gy [N, O, *OS]: [O, C / groups, *kernel]. The
 // batch becomes the channels and the output gradient the kernel: a convolution with stride and
-// dilation exchanged, one group per group of the forward.
+// dilation exchanged, one group per group of the forward and slice of the batch (batch_slices),
+// whose per-slice results are summed.
 template <class Ops, class V>
 V weight_grad(Ops& o, V x, V gy, const ConvAttrs& a, const std::vector<int64_t>& kernel) {
   const Shape xs = o.shape(x), ys = o.shape(gy);
   const int r = xs.rank(), sr = r - 2;
-  const int64_t n = xs[0], groups = a.groups, cg = xs[1] / groups;
+  const int64_t n = xs[0], groups = a.groups, cg = xs[1] / groups, out_ch = ys[1];
+  int64_t pixels = 1;
+  for (int d = 2; d < r; ++d) pixels *= ys[d];
+  const int64_t slices = batch_slices(n, pixels), nc = n / slices;
   // Only the input the forward read: padded to exactly the extent the kernel and strides cover.
-  ConvAttrs t{a.dilation, a.pad_before, std::vector<int64_t>(sr, 0), a.stride, a.groups};
+  ConvAttrs t{a.dilation, a.pad_before, std::vector<int64_t>(sr, 0), a.stride,
+              static_cast<int>(slices * groups)};
   std::vector<int64_t> none(sr, 0), trim(sr, 0);
   for (int d = 0; d < sr; ++d) {
     const int64_t need = (kernel[d] - 1) * a.dilation[d] + a.stride[d] * (ys[d + 2] - 1) + 1;
@@ -120,21 +138,38 @@ V weight_grad(Ops& o, V x, V gy, const ConvAttrs& a, const std::vector<int64_t>&
       trim[d] = after;
   }
   x = pad_or_trim(o, x, none, trim);
-  // x [N, C, S...] -> [Cg, G * N, S...] (channel g * N + n of batch c holds x[n, g * Cg + c]).
-  std::vector<int64_t> split = o.shape(x).vector();
-  split[1] = cg;
-  split.insert(split.begin() + 1, groups);
-  V xt = o.reshape(x, Shape(split));
-  std::vector<int> perm = iota_perm(r + 1);
-  std::swap(perm[0], perm[2]);
-  xt = o.permute(xt, perm);
-  std::vector<int64_t> merged = o.shape(x).vector();
-  merged[0] = cg;
-  merged[1] = groups * n;
+  const Shape trimmed = o.shape(x);
+  const std::vector<int64_t> spatial(trimmed.dims.begin() + 2, trimmed.dims.end());
+  // x [S * Nc, G * Cg, sp...] -> [Cg, S * G * Nc, sp...]: channel (s, g, j) of batch c holds
+  // x[s * Nc + j, g * Cg + c].
+  std::vector<int64_t> split{slices, nc, groups, cg};
+  split.insert(split.end(), spatial.begin(), spatial.end());
+  std::vector<int> perm{3, 0, 2, 1};
+  for (int d = 0; d < sr; ++d) perm.push_back(4 + d);
+  V xt = o.permute(o.reshape(x, Shape(split)), perm);
+  std::vector<int64_t> merged{cg, slices * groups * nc};
+  merged.insert(merged.end(), spatial.begin(), spatial.end());
   xt = o.reshape(xt, Shape(merged));
+  // gy [S * Nc, O, OS...] -> [S * O, Nc, OS...]: output channel (s, o) of the kernel.
+  std::vector<int64_t> ysplit{slices, nc, out_ch};
+  ysplit.insert(ysplit.end(), ys.dims.begin() + 2, ys.dims.end());
+  std::vector<int> yperm{0, 2, 1};
+  for (int d = 0; d < sr; ++d) yperm.push_back(3 + d);
+  V wt = o.permute(o.reshape(gy, Shape(ysplit)), yperm);
+  std::vector<int64_t> ymerged{slices * out_ch, nc};
+  ymerged.insert(ymerged.end(), ys.dims.begin() + 2, ys.dims.end());
+  wt = o.reshape(wt, Shape(ymerged));
+  V gw = o.conv(xt, wt, t);  // [Cg, S * O, K...]
+  if (slices > 1) {
+    std::vector<int64_t> per_slice{cg, slices, out_ch};
+    per_slice.insert(per_slice.end(), kernel.begin(), kernel.end());
+    gw = o.sum(o.reshape(gw, Shape(per_slice)), 1);
+    std::vector<int64_t> summed{cg, out_ch};
+    summed.insert(summed.end(), kernel.begin(), kernel.end());
+    gw = o.reshape(gw, Shape(summed));
+  }
   std::vector<int> swap01 = iota_perm(r);
   std::swap(swap01[0], swap01[1]);
-  V gw = o.conv(xt, o.permute(gy, swap01), t);  // [Cg, O, K...]
   return o.permute(gw, swap01);
 }
 

@@ -311,6 +311,7 @@ class Rules {
       return b.slice(v, starts, counts, std::vector<int64_t>(starts.size(), 1));
     }
     ValueId conv(ValueId x, ValueId w, const ConvAttrs& a) { return b.conv(x, w, a); }
+    ValueId sum(ValueId v, int axis) { return b.reduce(ReduceFn::Sum, v, axis); }
   };
 
   ValueId conv(int k, ValueId g) {

@@ -117,6 +117,62 @@ void lower_conv(const ir::Graph& g, Emitter& e, const KernelPlan& kp, int block,
   emit_simt_gemm(e, gemm, out);
 }
 
+// The direct variant: one thread per output, the reduction over input channels and kernel
+// offsets in a loop. For convolutions with few output channels per group (depthwise ones):
+// the GEMM tile would leave most of its columns empty.
+void lower_conv_direct(const ir::Graph& g, Emitter& e, const KernelPlan& kp, KernelGeometry& out) {
+  const ValueId y = kp.anchor, x = g.node(y).inputs[0], w = g.node(y).inputs[1];
+  const auto& a = g.node(y).get<ir::ConvAttrs>();
+  const Shape &xs = g.type(x).shape, &ws = g.type(w).shape, &ys = kp.shape;
+  const int r = xs.rank(), sr = r - 2;
+  const CType acc_t = compute_type(g.type(y).dtype);
+  auto u = [&](int64_t v) { return e.const_u(static_cast<uint64_t>(v)); };
+  auto add = [&](int p, int q) { return e.bin(BinaryFn::Add, p, q); };
+  auto mul = [&](int p, int q) { return e.bin(BinaryFn::Mul, p, q); };
+  const int p_cg = e.size_param(ws, 1, "conv_w");
+  const int p_og = e.param_u("conv_og", static_cast<uint32_t>(ws[0] / a.groups));
+  std::vector<int> k_dims{p_cg}, in_dims;
+  int64_t taps = 1;
+  for (int d = 0; d < sr; ++d) {
+    k_dims.push_back(e.size_param(ws, d + 2, "conv_w"));
+    in_dims.push_back(e.size_param(xs, d + 2, "conv_x"));
+    taps *= ws[d + 2];
+  }
+  const int p_k = e.param_u("K", static_cast<uint32_t>(ws[1] * taps));
+  int lin = e.begin_for(SOp::ForGrid, e.numel_param(ys, "out"));
+  Index oidx{ys, std::vector<int>(r, -1), lin};
+  for (int d = 0; d < r; ++d) oidx.dims[d] = e.dim(oidx, d);
+  const int first_channel = mul(e.bin(BinaryFn::Div, oidx.dims[1], p_og), p_cg);
+  int acc = e.new_var(acc_t, e.cast(u(0), acc_t));
+  int k = e.begin_for(SOp::ForSeq, p_k);
+  std::vector<int> kk = unflatten(e, k, k_dims);
+  Index xidx{xs, std::vector<int>(r, -1), -1}, widx{ws, std::vector<int>(r, -1), -1};
+  xidx.dims[0] = oidx.dims[0];
+  xidx.dims[1] = add(first_channel, kk[0]);
+  widx.dims[0] = oidx.dims[1];
+  widx.dims[1] = kk[0];
+  int inside = e.const_b(true);
+  for (int d = 0; d < sr; ++d) {
+    int pos = add(mul(oidx.dims[d + 2], u(a.stride[d])), mul(kk[d + 1], u(a.dilation[d])));
+    pos = e.bin(BinaryFn::Sub, pos, u(a.pad_before[d]));
+    inside = e.bin(BinaryFn::LogicalAnd, inside, e.bin(BinaryFn::Lt, pos, in_dims[d]));
+    xidx.dims[d + 2] = e.umin(pos, e.bin(BinaryFn::Sub, in_dims[d], u(1)));
+    widx.dims[d + 2] = kk[d + 1];
+  }
+  int xv = e.select(inside, e.cast(e.value(x, xidx), acc_t), e.cast(u(0), acc_t));
+  e.assign(acc, e.fma(xv, e.cast(e.value(w, widx), acc_t), e.var(acc, acc_t)));
+  e.end();
+  e.provide(y, e.cast(e.var(acc, acc_t), compute_type(g.type(y).dtype)));
+  for (ValueId o : kp.outputs) e.store(o, lin, e.value(o, oidx));
+  e.end();
+  out.work_items = static_cast<uint64_t>(ys.numel());
+}
+
+// Variants: a SIMT GEMM block (1, 2, 4, 8), or the direct loop.
+constexpr Variant kDirect = 255;
+// Fewer output channels per group than this run the direct variant.
+constexpr int64_t kDirectBelow = 8;
+
 class ConvFamily final : public Family {
  public:
   const char* name() const override { return "conv"; }
@@ -135,14 +191,21 @@ class ConvFamily final : public Family {
   // The SIMT block by the matmul heuristic for the GEMM's sizes, frozen before lowering.
   VariantChoice choose(const VariantContext& c, const KernelPlan& kp) const override {
     const ConvGemm s = conv_gemm(c.g, kp.anchor);
+    if (s.N < kDirectBelow) return {kDirect, {}};
     return {static_cast<Variant>(matmul_block(s.M, s.N, s.groups)), {}};
   }
-  std::string describe(Variant v) const override { return absl::StrCat("block=", v); }
+  std::string describe(Variant v) const override {
+    return v == kDirect ? "direct" : absl::StrCat("block=", v);
+  }
   KernelGeometry lower(const ir::Graph& g, const Plan& plan, int kernel, const Emitter::LayoutFn&,
                        Emitter& e) const override {
     KernelGeometry out;
     const KernelPlan& kp = plan.kernels[kernel];
-    lower_conv(g, e, kp, static_cast<int>(kp.variant), out);
+    if (kp.variant == kDirect) {
+      lower_conv_direct(g, e, kp, out);
+    } else {
+      lower_conv(g, e, kp, static_cast<int>(kp.variant), out);
+    }
     return out;
   }
 };

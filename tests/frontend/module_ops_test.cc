@@ -194,6 +194,35 @@ TEST(ModuleConv, ConvTranspose2dMatchesScatterDefinition) {
   }
 }
 
+// A batch whose reduction is long enough to be summed in slices (4 samples of 48x48 output
+// pixels: one slice each), grouped: the weight gradient against plain loops.
+TEST(ModuleConv, WeightGradientSummedOverBatchSlicesMatchesLoops) {
+  const int64_t N = 4, C = 4, O = 6, G = 2, H = 48, W = 48, cg = C / G, og = O / G;
+  std::vector<double> x = random_values(N * C * H * W, 95), w = random_values(O * cg * 9, 96);
+  std::vector<double> r = random_values(N * O * H * W, 97);
+  auto wt = upload<4>(w, {O, cg, 3, 3}).require_grad();
+  auto y =
+      module::conv2d(upload<4>(x, {N, C, H, W}), wt, std::nullopt, {{1, 1}, {1, 1}, {1, 1}, G});
+  Gradients grads = (y * upload<4>(r, {N, O, H, W})).sum().backward();
+  std::vector<double> expected(static_cast<size_t>(O * cg * 9), 0.0);
+  for (int64_t o = 0; o < O; ++o)
+    for (int64_t c = 0; c < cg; ++c)
+      for (int64_t a = 0; a < 3; ++a)
+        for (int64_t b = 0; b < 3; ++b) {
+          double acc = 0;
+          for (int64_t n = 0; n < N; ++n)
+            for (int64_t i = 0; i < H; ++i)
+              for (int64_t j = 0; j < W; ++j) {
+                const int64_t p = i - 1 + a, q = j - 1 + b;
+                if (p < 0 || p >= H || q < 0 || q >= W) continue;
+                acc += x[((n * C + (o / og) * cg + c) * H + p) * W + q] *
+                       r[((n * O + o) * H + i) * W + j];
+              }
+          expected[((o * cg + c) * 3 + a) * 3 + b] = acc;
+        }
+  expect_tensor(wt.grad(grads).value(), Shape({O, cg, 3, 3}), expected, 1e-4);
+}
+
 TEST(ModuleConv, BadConfigurationsNameTheOpAndShapes) {
   auto x = Tensor<4>::zeros({1, 3, 5, 5});
   expect_error(

@@ -75,6 +75,24 @@ TEST(ConvGpu, TransposedAndStridedConvolutionsMatchCpu) {
       gpu_device(), {1e-4, 1e-4});
 }
 
+// Depthwise convolutions run the direct variant, and a weight gradient over a long batch sums
+// per-slice products (four 48x48 samples): both against the CPU, with gradients.
+TEST(ConvGpu, DepthwiseAndSlicedWeightGradientsMatchCpu) {
+  EMBER_REQUIRE_GPU_DEVICE();
+  expect_same(
+      [](const Device& dev) {
+        auto x = Tensor<4>::from_data(host_uniform({4, 4, 48, 48}, 30), dev).require_grad();
+        auto wd = Tensor<4>::from_data(host_uniform({4, 1, 3, 3}, 31), dev).require_grad();
+        auto w = Tensor<4>::from_data(host_uniform({6, 2, 3, 3}, 32), dev).require_grad();
+        auto h = module::conv2d(x, wd, std::nullopt, {{2, 2}, {1, 1}, {1, 1}, 4});
+        auto y = module::conv2d(x, w, std::nullopt, {{1, 1}, {1, 1}, {1, 1}, 2});
+        Gradients grads = ((h * h).sum() + (y * y).mean()).backward();
+        return std::vector<RawTensor>{h.raw(), x.grad(grads).value().raw(),
+                                      wd.grad(grads).value().raw(), w.grad(grads).value().raw()};
+      },
+      gpu_device(), {1e-4, 1e-4});
+}
+
 // bias + relu + residual after a convolution run in the convolution's kernel: the forward is
 // one kernel, and its values match plain loops computed here.
 TEST(ConvGpu, EpilogueFusesIntoTheConvolution) {
