@@ -191,8 +191,14 @@ class Rules {
         return prod(g, x, y, attrs.axis);
       case ReduceFn::Max:
       case ReduceFn::Min: {
-        // Shared evenly between the elements equal to the extremum.
-        ValueId hit = as_float(b_.binary(BinaryFn::Eq, x, y));
+        // Shared evenly between the elements equal to the extremum. The extremum is taken again
+        // from x as the backward sees it, not the forward's y: under balanced checkpointing x is
+        // recomputed in another kernel, and a last-bit difference from the forward's (another
+        // driver's code for the same expression) would leave no element equal to y, 0 / 0 = NaN
+        // (seen on NVIDIA's Vulkan driver, training fuzz program 190).
+        (void)y;
+        ValueId ext = b_.reduce(attrs.fn, x, attrs.axis);
+        ValueId hit = as_float(b_.binary(BinaryFn::Eq, x, ext));
         ValueId count = b_.reduce(ReduceFn::Sum, hit, attrs.axis);
         return mul(div(g, count), hit);
       }

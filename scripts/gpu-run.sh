@@ -26,8 +26,9 @@ done
 for dev in ${EMBER_GPU_TEST_DEVICES:-vulkan:0 cuda:0}; do
   echo "== $dev" >> "$out/jit_tests.txt"
   # CUDA-only tests must run (not skip) in the CUDA pass.
-  req_cuda=; [ "${dev%%:*}" = cuda ] && req_cuda=1
-  EMBER_REQUIRE_CUDA=$req_cuda EMBER_TEST_DEVICE=$dev EMBER_REQUIRE_VULKAN=1 $bin/jit_tests --gtest_brief=1 \
+  # (Set only then: set at all, even empty, it makes CUDA-only tests fail on other devices.)
+  req_cuda=; [ "${dev%%:*}" = cuda ] && req_cuda=EMBER_REQUIRE_CUDA=1
+  env $req_cuda EMBER_TEST_DEVICE=$dev EMBER_REQUIRE_VULKAN=1 $bin/jit_tests --gtest_brief=1 \
     ${EMBER_GPU_TEST_FILTER:+--gtest_filter=$EMBER_GPU_TEST_FILTER} >> "$out/jit_tests.txt" 2>&1
   echo "jit_tests on $dev exit $?" | tee -a "$out/summary.txt"
   tail -3 "$out/jit_tests.txt"

@@ -1,5 +1,7 @@
 #include "kernels/conv/family.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "kernels/matmul/simt_gemm.h"
 #include "kernels/matmul/tiles.h"
@@ -42,7 +44,26 @@ ConvGemm conv_gemm(const ir::Graph& g, ValueId y) {
   return {groups, xs[0] * out_pixels, ws[0] / groups, ws[1] * taps};
 }
 
-void lower_conv(const ir::Graph& g, Emitter& e, const KernelPlan& kp, int block,
+// Variants: the SIMT GEMM's blocks (RM | RN << 8), or the direct loop.
+constexpr Variant kDirect = 255;
+// Fewer output channels per group than this run the direct variant.
+constexpr int64_t kDirectBelow = 8;
+
+// The SIMT block for a GEMM: RN covers the output channels of a group (up to 4, a 64-wide tile),
+// RM as large as keeps at least two tiles per multiprocessor of a large GPU (264 tiles).
+Variant conv_block(const ConvGemm& s) {
+  if (s.N >= 128) {
+    const int r = matmul_block(s.M, s.N, s.groups);
+    return static_cast<Variant>(r | r << 8);
+  }
+  int rn = 1;
+  while (rn < 4 && 16 * rn < s.N) rn *= 2;
+  int rm = 8;
+  while (rm > 1 && s.groups * ((s.M + 16 * rm - 1) / (16 * rm)) < 264) rm /= 2;
+  return static_cast<Variant>(rm | rn << 8);
+}
+
+void lower_conv(const ir::Graph& g, Emitter& e, const KernelPlan& kp, Variant block,
                 KernelGeometry& out) {
   const ValueId y = kp.anchor, x = g.node(y).inputs[0], w = g.node(y).inputs[1];
   const auto& a = g.node(y).get<ir::ConvAttrs>();
@@ -55,7 +76,8 @@ void lower_conv(const ir::Graph& g, Emitter& e, const KernelPlan& kp, int block,
   gemm.M = shape.M;
   gemm.N = shape.N;
   gemm.K = shape.K;
-  gemm.block = block > 0 ? block : 1;
+  gemm.block = std::max<int>(1, static_cast<int>(block & 0xff));
+  gemm.block_n = std::max<int>(1, static_cast<int>(block >> 8 & 0xff));
   gemm.acc = compute_type(g.type(y).dtype);
   gemm.a_along_rows = true;  // consecutive output pixels read neighbouring input pixels
   gemm.b_along_rows = true;  // a weight row [c, q...] is contiguous
@@ -63,16 +85,17 @@ void lower_conv(const ir::Graph& g, Emitter& e, const KernelPlan& kp, int block,
   auto add = [&](int p, int q) { return e.bin(BinaryFn::Add, p, q); };
   auto mul = [&](int p, int q) { return e.bin(BinaryFn::Mul, p, q); };
   // Row and column splits: [N, out...] and [Cg, kernel...] (sizes as parameter words).
-  // Compiled code specialises on the structure only: every size is a parameter word.
-  std::vector<int> m_dims{e.size_param(xs, 0, "conv_x")}, k_dims{e.size_param(ws, 1, "conv_w")};
+  // The weight's sizes are constants (divisions by them become multiplications; they are the
+  // family's specialisation); the input's and output's are parameter words.
+  std::vector<int> m_dims{e.size_param(xs, 0, "conv_x")}, k_dims{u(ws[1])};
   std::vector<int> in_dims;
   for (int d = 0; d < sr; ++d) {
     m_dims.push_back(e.size_param(ys, d + 2, "conv_y"));
-    k_dims.push_back(e.size_param(ws, d + 2, "conv_w"));
+    k_dims.push_back(u(ws[d + 2]));
     in_dims.push_back(e.size_param(xs, d + 2, "conv_x"));
   }
-  const int p_cg = e.size_param(ws, 1, "conv_w");
-  const int p_og = e.param_u("conv_og", static_cast<uint32_t>(og));
+  const int p_cg = u(ws[1]);
+  const int p_og = u(og);
   int group = -1;
   gemm.begin_batch = [&](int b) { group = b; };
   gemm.load_a = [&](int row, int col) {
@@ -129,16 +152,16 @@ void lower_conv_direct(const ir::Graph& g, Emitter& e, const KernelPlan& kp, Ker
   auto u = [&](int64_t v) { return e.const_u(static_cast<uint64_t>(v)); };
   auto add = [&](int p, int q) { return e.bin(BinaryFn::Add, p, q); };
   auto mul = [&](int p, int q) { return e.bin(BinaryFn::Mul, p, q); };
-  const int p_cg = e.size_param(ws, 1, "conv_w");
-  const int p_og = e.param_u("conv_og", static_cast<uint32_t>(ws[0] / a.groups));
+  const int p_cg = u(ws[1]);
+  const int p_og = u(ws[0] / a.groups);
   std::vector<int> k_dims{p_cg}, in_dims;
   int64_t taps = 1;
   for (int d = 0; d < sr; ++d) {
-    k_dims.push_back(e.size_param(ws, d + 2, "conv_w"));
+    k_dims.push_back(u(ws[d + 2]));
     in_dims.push_back(e.size_param(xs, d + 2, "conv_x"));
     taps *= ws[d + 2];
   }
-  const int p_k = e.param_u("K", static_cast<uint32_t>(ws[1] * taps));
+  const int p_k = u(ws[1] * taps);
   int lin = e.begin_for(SOp::ForGrid, e.numel_param(ys, "out"));
   Index oidx{ys, std::vector<int>(r, -1), lin};
   for (int d = 0; d < r; ++d) oidx.dims[d] = e.dim(oidx, d);
@@ -168,11 +191,6 @@ void lower_conv_direct(const ir::Graph& g, Emitter& e, const KernelPlan& kp, Ker
   out.work_items = static_cast<uint64_t>(ys.numel());
 }
 
-// Variants: a SIMT GEMM block (1, 2, 4, 8), or the direct loop.
-constexpr Variant kDirect = 255;
-// Fewer output channels per group than this run the direct variant.
-constexpr int64_t kDirectBelow = 8;
-
 class ConvFamily final : public Family {
  public:
   const char* name() const override { return "conv"; }
@@ -192,10 +210,18 @@ class ConvFamily final : public Family {
   VariantChoice choose(const VariantContext& c, const KernelPlan& kp) const override {
     const ConvGemm s = conv_gemm(c.g, kp.anchor);
     if (s.N < kDirectBelow) return {kDirect, {}};
-    return {static_cast<Variant>(matmul_block(s.M, s.N, s.groups)), {}};
+    return {conv_block(s), {}};
   }
   std::string describe(Variant v) const override {
-    return v == kDirect ? "direct" : absl::StrCat("block=", v);
+    return v == kDirect ? "direct" : absl::StrCat("block=", v & 0xff, "x", v >> 8 & 0xff);
+  }
+  // The weight's sizes and the output channels per group are constants of the compiled code.
+  uint64_t specialisation(const ir::Graph& g, const KernelPlan& kp) const override {
+    const ir::Node& n = g.node(kp.anchor);
+    const Shape& ws = g.type(n.inputs[1]).shape;
+    uint64_t h = static_cast<uint64_t>(ws[0] / n.get<ir::ConvAttrs>().groups);
+    for (int d = 1; d < ws.rank(); ++d) h = h * 1000003u + static_cast<uint64_t>(ws[d]);
+    return h;
   }
   KernelGeometry lower(const ir::Graph& g, const Plan& plan, int kernel, const Emitter::LayoutFn&,
                        Emitter& e) const override {
@@ -204,7 +230,7 @@ class ConvFamily final : public Family {
     if (kp.variant == kDirect) {
       lower_conv_direct(g, e, kp, out);
     } else {
-      lower_conv(g, e, kp, static_cast<int>(kp.variant), out);
+      lower_conv(g, e, kp, kp.variant, out);
     }
     return out;
   }

@@ -1,5 +1,5 @@
-// Register-blocked tiled GEMM: 16 x 16 threads, each computing R x R outputs (rows ty + 16i,
-// columns tx + 16j of a 16R x 16R block tile, so shared-memory reads broadcast or are
+// Register-blocked tiled GEMM: 16 x 16 threads, each computing RM x RN outputs (rows ty + 16i,
+// columns tx + 16j of a 16RM x 16RN block tile, so shared-memory reads broadcast or are
 // consecutive and output stores coalesce), over K in steps of 16 staged through shared memory.
 // R = 1 is the plain one-output-per-thread tile.
 #include "kernels/matmul/simt_gemm.h"
@@ -16,8 +16,8 @@ constexpr int kTile = kMatmulTile;
 }  // namespace
 
 void emit_simt_gemm(Emitter& e, const SimtGemm& gm, KernelGeometry& out) {
-  const int R = gm.block;
-  const int BM = kTile * R, BN = kTile * R;  // block tile; K advances by kTile
+  const int RM = gm.block, RN = gm.block_n > 0 ? gm.block_n : gm.block;
+  const int BM = kTile * RM, BN = kTile * RN;  // block tile; K advances by kTile
   const int64_t tiles_m = (gm.M + BM - 1) / BM, tiles_n = (gm.N + BN - 1) / BN;
   const int64_t tiles = gm.batch * tiles_m * tiles_n;
   int p_tiles = e.param_u("tiles", static_cast<uint32_t>(tiles));
@@ -53,12 +53,12 @@ void emit_simt_gemm(Emitter& e, const SimtGemm& gm, KernelGeometry& out) {
   // The i-th row (or column) of the block tile a thread owns, t being its ty (or tx): runs of 4
   // contiguous elements, 64 apart (a quarter-warp's 16-byte reads then cover 32 distinct
   // banks); blocks under 4 interleave one element 16 apart.
-  auto owned = [&](int t, int i) {
+  auto owned = [&](int t, int i, int R) {
     if (R < 4) return add(t, u(kTile * i));
     return add(mul(t, u(4)), u(static_cast<int64_t>(i / 4) * kTile * 4 + i % 4));
   };
   int one = e.const_u(1);
-  std::vector<int> acc(R * R);
+  std::vector<int> acc(RM * RN);
   for (int& v : acc) v = e.new_var(acc_t, e.cast(e.const_u(0), acc_t));
   // Out-of-range elements are staged as zeros (read at a clamped index: every load in bounds).
   auto load = [&](bool a_operand, int row, int rows, int col, int cols) {
@@ -75,74 +75,83 @@ void emit_simt_gemm(Emitter& e, const SimtGemm& gm, KernelGeometry& out) {
     st.index = slot;
     e.desc().body.push_back(st);
   };
-  // Each thread stages R elements of each tile, flat positions lid + 256 s, consecutive threads
-  // along the operand's contiguous dim.
+  // Each thread stages RM elements of the A tile and RN of the B tile, flat positions
+  // lid + 256 s, consecutive threads along the operand's contiguous dim.
   struct Staged {
-    int a_row, a_col, a_slot, b_row, b_col, b_slot;
+    int row, col, slot;
   };
-  std::vector<Staged> staged(R);
-  for (int s = 0; s < R; ++s) {
+  std::vector<Staged> sa_elems(RM), sb_elems(RN);
+  auto split = [&](int s, int64_t fast) {
     int flat = add(lid, u(static_cast<int64_t>(kThreads) * s));
-    auto split = [&](int64_t fast) {
-      return std::pair{e.bin(BinaryFn::Div, flat, u(fast)), e.bin(BinaryFn::Rem, flat, u(fast))};
-    };
-    auto [a_hi, a_lo] = split(gm.a_along_rows ? BM : kTile);  // A tile: BM x 16
-    int arow = gm.a_along_rows ? a_lo : a_hi, acol = gm.a_along_rows ? a_hi : a_lo;
-    auto [b_hi, b_lo] = split(gm.b_along_rows ? kTile : BN);  // B tile: 16 x BN
-    int krow = gm.b_along_rows ? b_lo : b_hi, bcol = gm.b_along_rows ? b_hi : b_lo;
-    staged[s] = {add(m0, arow), acol,          add(mul(acol, u(AS)), arow),
-                 krow,          add(n0, bcol), add(mul(krow, u(BS)), bcol)};
+    return std::pair{e.bin(BinaryFn::Div, flat, u(fast)), e.bin(BinaryFn::Rem, flat, u(fast))};
+  };
+  for (int s = 0; s < RM; ++s) {
+    auto [hi, lo] = split(s, gm.a_along_rows ? BM : kTile);  // A tile: BM x 16
+    int arow = gm.a_along_rows ? lo : hi, acol = gm.a_along_rows ? hi : lo;
+    sa_elems[s] = {add(m0, arow), acol, add(mul(acol, u(AS)), arow)};
+  }
+  for (int s = 0; s < RN; ++s) {
+    auto [hi, lo] = split(s, gm.b_along_rows ? kTile : BN);  // B tile: 16 x BN
+    int krow = gm.b_along_rows ? lo : hi, bcol = gm.b_along_rows ? hi : lo;
+    sb_elems[s] = {krow, add(n0, bcol), add(mul(krow, u(BS)), bcol)};
   }
   auto load_tile = [&](int k0, int s, bool a_operand) {
-    const Staged& st = staged[s];
-    return a_operand ? load(true, st.a_row, pM, add(k0, st.a_col), pK)
-                     : load(false, add(k0, st.b_row), pK, st.b_col, pN);
+    if (a_operand) {
+      const Staged& st = sa_elems[s];
+      return load(true, st.row, pM, add(k0, st.col), pK);
+    }
+    const Staged& st = sb_elems[s];
+    return load(false, add(k0, st.row), pK, st.col, pN);
   };
   // Two stages: the next k-tile's elements wait in registers while the current one is
   // multiplied (global loads overlap the FMAs). One: each tile is loaded, then multiplied.
   // (Not for K = 0: the loads before the loop would read operands without elements.)
   const bool two_stages = gm.stages >= 2 && gm.K > 0;
-  std::vector<int> a_next(R), b_next(R);
-  for (int s = 0; s < R && two_stages; ++s) {
+  std::vector<int> a_next(RM), b_next(RN);
+  for (int s = 0; s < RM && two_stages; ++s) {
     a_next[s] = e.new_var(acc_t, load_tile(e.const_u(0), s, true));
+  }
+  for (int s = 0; s < RN && two_stages; ++s) {
     b_next[s] = e.new_var(acc_t, load_tile(e.const_u(0), s, false));
   }
   int kt = e.begin_for(SOp::ForSeq, p_kt);
   int k0 = mul(kt, u(kTile));
-  for (int s = 0; s < R; ++s) {
-    shared_store(sa, staged[s].a_slot,
+  for (int s = 0; s < RM; ++s) {
+    shared_store(sa, sa_elems[s].slot,
                  two_stages ? e.var(a_next[s], acc_t) : load_tile(k0, s, true));
-    shared_store(sb, staged[s].b_slot,
+  }
+  for (int s = 0; s < RN; ++s) {
+    shared_store(sb, sb_elems[s].slot,
                  two_stages ? e.var(b_next[s], acc_t) : load_tile(k0, s, false));
   }
   e.barrier();
   // (Past the last tile every element is out of range: zeros, loaded in bounds.)
   int k1 = add(k0, u(kTile));
-  for (int s = 0; s < R && two_stages; ++s) {
-    e.assign(a_next[s], load_tile(k1, s, true));
-    e.assign(b_next[s], load_tile(k1, s, false));
-  }
+  for (int s = 0; s < RM && two_stages; ++s) e.assign(a_next[s], load_tile(k1, s, true));
+  for (int s = 0; s < RN && two_stages; ++s) e.assign(b_next[s], load_tile(k1, s, false));
   int kk = e.begin_for(SOp::ForSeq, e.const_u(kTile));
-  std::vector<int> av(R), bv(R);
-  for (int i = 0; i < R; ++i) {
-    av[i] = e.expr({XOp::SharedLoad, acc_t, sa, 0, {add(mul(kk, u(AS)), owned(ty, i))}});
-    bv[i] = e.expr({XOp::SharedLoad, acc_t, sb, 0, {add(mul(kk, u(BS)), owned(tx, i))}});
+  std::vector<int> av(RM), bv(RN);
+  for (int i = 0; i < RM; ++i) {
+    av[i] = e.expr({XOp::SharedLoad, acc_t, sa, 0, {add(mul(kk, u(AS)), owned(ty, i, RM))}});
   }
-  for (int i = 0; i < R; ++i) {
-    for (int j = 0; j < R; ++j) {
-      int cur = e.var(acc[i * R + j], acc_t);
-      e.assign(acc[i * R + j], is_floating(acc_t)
-                                   ? e.fma(av[i], bv[j], cur)
-                                   : e.bin(BinaryFn::Add, cur, e.bin(BinaryFn::Mul, av[i], bv[j])));
+  for (int j = 0; j < RN; ++j) {
+    bv[j] = e.expr({XOp::SharedLoad, acc_t, sb, 0, {add(mul(kk, u(BS)), owned(tx, j, RN))}});
+  }
+  for (int i = 0; i < RM; ++i) {
+    for (int j = 0; j < RN; ++j) {
+      int cur = e.var(acc[i * RN + j], acc_t);
+      e.assign(acc[i * RN + j],
+               is_floating(acc_t) ? e.fma(av[i], bv[j], cur)
+                                  : e.bin(BinaryFn::Add, cur, e.bin(BinaryFn::Mul, av[i], bv[j])));
     }
   }
   e.end();
   e.barrier();
   e.end();
   // Epilogue per owned output: the accumulator stands for the product's value there.
-  for (int i = 0; i < R; ++i) {
-    for (int j = 0; j < R; ++j) {
-      gm.store(add(m0, owned(ty, i)), add(n0, owned(tx, j)), e.var(acc[i * R + j], acc_t));
+  for (int i = 0; i < RM; ++i) {
+    for (int j = 0; j < RN; ++j) {
+      gm.store(add(m0, owned(ty, i, RM)), add(n0, owned(tx, j, RN)), e.var(acc[i * RN + j], acc_t));
     }
   }
   e.end();

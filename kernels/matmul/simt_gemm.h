@@ -11,8 +11,9 @@ namespace ember::jit {
 
 struct SimtGemm {
   int64_t batch = 1, M = 0, N = 0, K = 0;
-  int block = 1;   // R: each thread computes R x R outputs
-  int stages = 1;  // 2: the next k-tile waits in registers while the current one is multiplied
+  int block = 1;    // RM: each thread computes RM x RN outputs
+  int block_n = 0;  // RN; 0: square (RN = RM)
+  int stages = 1;   // 2: the next k-tile waits in registers while the current one is multiplied
   CType acc = CType::Float;
   // Whether consecutive threads stage A along m and B along k (each operand's rows), rather than
   // along its columns: the way that keeps the staging loads coalesced (a transposed view, an

@@ -328,9 +328,10 @@ TEST(CheckpointingPolicy, SaveAllKeepsEverythingBalancedKeepsComputeBoundOutputs
     Node n{op, {}, f32({2}), NoAttrs{}};
     SCOPED_TRACE(op_name(op));
     EXPECT_TRUE(keeps_for_backward(n, Checkpointing::save_all));
-    bool compute_bound = op == OpKind::Matmul || op == OpKind::Reduce || op == OpKind::Sort;
+    bool compute_bound =
+        op == OpKind::Matmul || op == OpKind::Conv || op == OpKind::Reduce || op == OpKind::Sort;
     EXPECT_EQ(keeps_for_backward(n, Checkpointing::balanced), op == OpKind::Input || compute_bound)
-        << "inputs cannot be recomputed; matmul, reduce and sort are worth keeping";
+        << "inputs cannot be recomputed; matmul, conv, reduce and sort are worth keeping";
   }
 }
 
@@ -367,6 +368,9 @@ Graph every_op_kind() {
   b.scatter_add(x, 1, i, b.slice(y, {0, 0}, {2, 2}, {1, 1}));
   b.sort(x, 1, true, false);
   b.sort(x, 0, false, true, DType::I64);
+  ValueId img = b.input(3, f32({1, 4, 5, 5}));
+  ValueId w = b.input(4, f32({6, 2, 3, 2}));
+  b.conv(img, w, {{2, 1}, {1, 0}, {0, 1}, {1, 2}, 2});
   return g;
 }
 
