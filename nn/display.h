@@ -84,8 +84,8 @@ std::string display_module(const M& m, int indent) {
     using F = std::decay_t<decltype(field)>;
     if constexpr (Module<F> || is_optional_v<F> || is_vector_v<F>) {
       children.emplace_back(name, display(field, indent + 2));
-    } else if constexpr (is_constant_v<F>) {
-      attrs.add(name, field);
+    } else if constexpr (requires { attrs.add(name, field); }) {
+      attrs.add(name, field);  // a constant: a number, bool or string
     }
   });
   int64_t params = count_params(m);
