@@ -82,7 +82,7 @@ std::string display_module(const M& m, int indent) {
   std::vector<std::pair<std::string, std::string>> children;
   M::for_each_field(m, [&](const auto& name, const auto& field) {
     using F = std::decay_t<decltype(field)>;
-    if constexpr (Module<F> || is_optional_v<F> || is_vector_v<F>) {
+    if constexpr (is_module_like_v<F>) {
       children.emplace_back(name, display(field, indent + 2));
     } else if constexpr (requires { attrs.add(name, field); }) {
       attrs.add(name, field);  // a constant: a number, bool or string

@@ -26,7 +26,8 @@ class Param {
   explicit Param(T value, bool require_grad = true)
       : Param(ParamId(), std::move(value), require_grad) {}
   Param(ParamId id, T value, bool require_grad = true)
-      : Param(id, value.shape(), value.device(), require_grad, Cell::ready(std::move(value))) {}
+      // (value is copied, not moved: the arguments' order of evaluation is unspecified)
+      : Param(id, value.shape(), value.device(), require_grad, Cell::ready(value)) {}
   // A parameter whose tensor `init` makes on first use (never, when a value is loaded first).
   static Param lazy(ParamId id, Shape shape, Device device, bool require_grad, Init init) {
     return Param(id, std::move(shape), device, require_grad, Cell::later(device, std::move(init)));
@@ -74,10 +75,15 @@ class Param {
     return Param(id(), std::forward<F>(f)(val()), is_require_grad());
   }
   // On `device`, cut from any tape (a tracked tensor cannot cross devices), trainable as before.
-  // A lazy parameter stays lazy and will be made on `device` (by its own draw).
+  // A lazy parameter stays lazy: its first use draws this one's value (once, for both) and
+  // moves it, so the copy always holds the same values as the original.
   Param to_device(const Device& device) const {
     const State& s = state();
-    if (!is_initialized()) return lazy(s.id, s.shape, device, s.require_grad, s.cell->init);
+    if (!is_initialized()) {
+      std::shared_ptr<const Cell> source = s.cell;
+      return lazy(s.id, s.shape, device, s.require_grad,
+                  [source](const Device& d) { return source->get().to_device(d); });
+    }
     return Param(s.id, val().detach().to_device(device), s.require_grad);
   }
   Param fork(const Device& device) const { return to_device(device); }
@@ -90,7 +96,7 @@ class Param {
     Init init;
     mutable std::mutex mutex;
     mutable std::optional<T> value;
-    static std::shared_ptr<Cell> ready(T v) {
+    static std::shared_ptr<Cell> ready(const T& v) {
       auto c = std::make_shared<Cell>();
       c->device = v.device();
       c->value = v.detach();

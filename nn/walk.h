@@ -35,6 +35,14 @@ template <class T>
 inline constexpr bool is_constant_v =
     std::is_arithmetic_v<T> || std::is_enum_v<T> || std::same_as<T, std::string>;
 
+// Whether a field shows as a sub-module: a module, or an optional or vector of them.
+template <class T>
+inline constexpr bool is_module_like_v = Module<T>;
+template <class T>
+inline constexpr bool is_module_like_v<std::optional<T>> = is_module_like_v<T>;
+template <class T>
+inline constexpr bool is_module_like_v<std::vector<T>> = is_module_like_v<T>;
+
 inline std::string join_path(const std::string& prefix, const std::string& name) {
   return prefix.empty() ? name : prefix + "." + name;
 }

@@ -62,9 +62,12 @@ Tensor<1> CrossEntropyLoss::forward_no_reduction(const Tensor<2>& scores,
 Tensor<1> CrossEntropyLoss::forward(const Tensor<2>& scores, const Tensor<1, Int>& targets) const {
   Terms t = terms(scores, targets);
   switch (reduction) {
-    case Reduction::Sum: return t.cost.sum();
-    case Reduction::BatchMean: return t.cost.sum() / static_cast<double>(scores.shape()[0]);
-    case Reduction::Mean: break;
+    case Reduction::Sum:
+      return t.cost.sum();
+    case Reduction::BatchMean:
+      return t.cost.sum() / static_cast<double>(scores.shape()[0]);
+    case Reduction::Mean:
+      break;
   }
   if (!weights && !pad_tokens) return t.cost.mean();
   return t.cost.sum() / t.weight.sum();

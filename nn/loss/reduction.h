@@ -17,9 +17,12 @@ NLOHMANN_JSON_SERIALIZE_ENUM(Reduction, {{Reduction::Mean, "Mean"},
 template <int D>
 Tensor<1> reduce_loss(const Tensor<D>& loss, Reduction r) {
   switch (r) {
-    case Reduction::Sum: return loss.sum();
-    case Reduction::BatchMean: return loss.sum() / static_cast<double>(loss.shape()[0]);
-    case Reduction::Mean: break;
+    case Reduction::Sum:
+      return loss.sum();
+    case Reduction::BatchMean:
+      return loss.sum() / static_cast<double>(loss.shape()[0]);
+    case Reduction::Mean:
+      break;
   }
   return loss.mean();
 }
