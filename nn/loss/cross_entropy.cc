@@ -44,13 +44,20 @@ CrossEntropyLoss::Terms CrossEntropyLoss::terms(const Tensor<2>& scores,
             .cast(scores.dtype())
             .unsqueeze_dim(0);
   }
-  Tensor<2> w_y = w ? w->expand<2>(scores.shape()).gather(1, y) : log_p.gather(1, y).ones_like();
-  Tensor<2> cost = -log_p.gather(1, y) * w_y;
+  Tensor<2> cost = -log_p.gather(1, y);
+  std::optional<Tensor<2>> w_y;  // [batch, 1]
+  if (w) {
+    w_y = w->expand<2>(scores.shape()).gather(1, y);
+    cost = cost * *w_y;
+  }
   if (smoothing && *smoothing > 0) {
     Tensor<2> all = w ? log_p * *w : log_p;
     cost = cost * (1 - *smoothing) - all.sum_dim(1) * (*smoothing / static_cast<double>(classes));
   }
-  if (keep) return {cost * *keep, w_y * *keep};
+  if (keep) {
+    cost = cost * *keep;
+    w_y = w_y ? *w_y * *keep : *keep;
+  }
   return {cost, w_y};
 }
 
@@ -69,8 +76,8 @@ Tensor<1> CrossEntropyLoss::forward(const Tensor<2>& scores, const Tensor<1, Int
     case Reduction::Mean:
       break;
   }
-  if (!weights && !pad_tokens) return t.cost.mean();
-  return t.cost.sum() / t.weight.sum();
+  if (!t.weight) return t.cost.mean();
+  return t.cost.sum() / t.weight->sum();
 }
 
 void CrossEntropyLoss::display_attributes(Attributes& a) const {

@@ -35,8 +35,9 @@ class CrossEntropyLoss {
 
  private:
   struct Terms {
-    Tensor<2> cost;    // [batch, 1], zero for padding samples
-    Tensor<2> weight;  // [batch, 1]: w[y] (1 unweighted), zero for padding samples
+    Tensor<2> cost;                   // [batch, 1], zero for padding samples
+    std::optional<Tensor<2>> weight;  // [batch, 1]: w[y] (or 1), zero for padding; none if
+                                      // neither weights nor padding apply
   };
   Terms terms(const Tensor<2>& scores, const Tensor<1, Int>& targets) const;
 };
