@@ -14,6 +14,7 @@
 #include "nn/loss/binary_cross_entropy.h"
 #include "nn/loss/cosine_embedding.h"
 #include "nn/loss/cross_entropy.h"
+#include "nn/loss/ctc.h"
 #include "nn/loss/huber.h"
 #include "nn/loss/kl_div.h"
 #include "nn/loss/mse.h"
