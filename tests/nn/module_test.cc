@@ -172,8 +172,20 @@ TEST(Module, MapAppliesToEveryParameter) {
 }
 
 TEST(Module, DevicesListsEachDeviceOnce) {
-  EXPECT_EQ(make_net().devices(), std::vector<Device>{Device::cpu()});
+  EXPECT_EQ(make_net().devices(), std::vector<Device>{dev()});
   EXPECT_TRUE(Relu().devices().empty());
+}
+
+// (A move between devices when the suite runs on another one: EMBER_NN_TEST_DEVICE.)
+TEST(Module, ToDeviceMovesValuesAndKeepsIds) {
+  Net n = make_net();
+  Net moved = n.to_device(Device::cpu());
+  EXPECT_EQ(moved.devices(), std::vector<Device>{Device::cpu()});
+  EXPECT_EQ(ids(moved), ids(n));
+  EXPECT_EQ(testing::host(moved.head.weight.val()), testing::host(n.head.weight.val()));
+  EXPECT_EQ(testing::host(moved.norm.running_var.value()),
+            testing::host(n.norm.running_var.value()));
+  EXPECT_TRUE(moved.head.weight.val().is_require_grad());
 }
 
 TEST(Module, ForkIsDetachedAndKeepsTrainability) {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <functional>
 #include <string>
 #include <vector>
@@ -12,7 +13,14 @@
 
 namespace ember::nn::testing {
 
-inline Device dev() { return Device::cpu(); }
+// The CPU, or EMBER_NN_TEST_DEVICE (vulkan:0, cuda:0) to run the suite on another device.
+inline Device dev() {
+  static const Device d = [] {
+    const char* env = std::getenv("EMBER_NN_TEST_DEVICE");
+    return env && *env ? Device::parse(env) : Device::cpu();
+  }();
+  return d;
+}
 
 template <int D, class K>
 std::vector<double> host(const Tensor<D, K>& t) {
