@@ -1,6 +1,6 @@
 #pragma once
 // The preprocessor loop behind EMBER_MODULE and EMBER_CONFIG.
-// EMBER_NN_FOR_EACH(m, a, b, c) expands to m(a) m(b) m(c) (up to 256 arguments).
+// EMBER_NN_FOR_EACH(m, a, b, c) expands to m(a) m(b) m(c) (up to 80 arguments: 3^4 rescans).
 #define EMBER_NN_PARENS ()
 #define EMBER_NN_EXPAND(...) EMBER_NN_EXPAND4(EMBER_NN_EXPAND4(EMBER_NN_EXPAND4(__VA_ARGS__)))
 #define EMBER_NN_EXPAND4(...) EMBER_NN_EXPAND3(EMBER_NN_EXPAND3(EMBER_NN_EXPAND3(__VA_ARGS__)))

@@ -173,6 +173,11 @@ class Buffer {
 
   // A new buffer with the same id (not shared with this one).
   Buffer with_value(T value) const { return Buffer(id(), std::move(value)); }
+  // A new buffer with the same id holding f(value()).
+  template <class F>
+  Buffer map(F&& f) const {
+    return with_value(std::forward<F>(f)(value()));
+  }
   Buffer to_device(const Device& device) const { return with_value(value().to_device(device)); }
   Buffer fork(const Device& device) const { return to_device(device); }
 

@@ -70,6 +70,33 @@ Tensor<2> log_add3(const Tensor<2>& a, const Tensor<2>& b, const Tensor<2>& c) {
 // x shifted right by k along dim 1, filled with kImpossible.
 Tensor<2> shift(const Tensor<2>& x, int64_t k) { return x.pad({{k, -k}}, kImpossible); }
 
+// Host masks of [n, len] values: f(sample, position).
+template <class F>
+Tensor<2, Bool> host_mask(int64_t n, int64_t len, const Device& dev, F f) {
+  std::vector<bool> m(n * len);
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t i = 0; i < len; ++i) m[b * len + i] = f(b, i);
+  return Tensor<2, Bool>::from_data(TensorData(m, Shape{n, len}), dev);
+}
+
+// log p(target) from the last alphas: paths end in the last label or the trailing blank.
+Tensor<2> end_log_prob(const Tensor<2>& alpha, const std::vector<int64_t>& target_lengths) {
+  const int64_t n = alpha.shape()[0];
+  const Device dev = alpha.device();
+  std::vector<int32_t> last(2 * n);
+  for (int64_t b = 0; b < n; ++b) {
+    last[2 * b] = static_cast<int32_t>(2 * target_lengths[b]);
+    last[2 * b + 1] = static_cast<int32_t>(std::max<int64_t>(2 * target_lengths[b] - 1, 0));
+  }
+  auto ends = alpha.gather(1, Tensor<2, Int>::from_data(TensorData(last, Shape{n, 2}), dev));
+  // An empty target ends in its only blank.
+  ends = ends.mask_fill(
+      host_mask(n, 2, dev, [&](int64_t b, int64_t i) { return i == 1 && target_lengths[b] == 0; }),
+      kImpossible);
+  auto blank_end = ends.slice_dim(1, Range(0, 1));
+  return log_add3(blank_end, ends.slice_dim(1, Range(1, 2)), blank_end.full_like(kImpossible));
+}
+
 }  // namespace
 
 Tensor<1> CtcLoss::forward_no_reduction(const Tensor<3>& log_probs, const Tensor<2, Int>& targets,
@@ -81,45 +108,22 @@ Tensor<1> CtcLoss::forward_no_reduction(const Tensor<3>& log_probs, const Tensor
   Lattice lat = build_lattice(targets.to_data().to_vec<int64_t>(), n, targets.shape()[1], blank,
                               target_lengths);
   auto labels = Tensor<2, Int>::from_data(TensorData(lat.labels, Shape{n, lat.len}), dev);
-  auto skip = Tensor<2, Bool>::from_data(TensorData(lat.skip, Shape{n, lat.len}), dev);
+  auto no_skip =
+      Tensor<2, Bool>::from_data(TensorData(lat.skip, Shape{n, lat.len}), dev).bool_not();
   auto emit = [&](int64_t t) {
     return log_probs.slice_dim(0, Range(t, t + 1)).squeeze<2>(0).gather(1, labels);
   };
-  // alpha at t = 0: the first blank or the first label.
-  std::vector<bool> start(n * lat.len, false);
-  for (int64_t b = 0; b < n; ++b) {
-    start[b * lat.len] = true;
-    if (lat.len > 1) start[b * lat.len + 1] = true;
-  }
-  auto start_mask = Tensor<2, Bool>::from_data(TensorData(start, Shape{n, lat.len}), dev);
-  Tensor<2> alpha = emit(0).mask_fill(start_mask.bool_not(), kImpossible);
+  // At t = 0 a path starts with the first blank or the first label.
+  Tensor<2> alpha = emit(0).mask_fill(
+      host_mask(n, lat.len, dev, [](int64_t, int64_t i) { return i > 1; }), kImpossible);
   for (int64_t t = 1; t < steps; ++t) {
-    auto from_skip = shift(alpha, 2).mask_fill(skip.bool_not(), kImpossible);
-    auto next = log_add3(alpha, shift(alpha, 1), from_skip) + emit(t);
-    std::vector<bool> active(n * lat.len);
-    for (int64_t b = 0; b < n; ++b) {
-      std::fill_n(active.begin() + b * lat.len, lat.len, t < input_lengths[b]);
-    }
-    alpha = alpha.mask_where(Tensor<2, Bool>::from_data(TensorData(active, Shape{n, lat.len}), dev),
-                             next);
+    auto next = log_add3(alpha, shift(alpha, 1), shift(alpha, 2).mask_fill(no_skip, kImpossible));
+    // A sample whose input has ended keeps its alphas.
+    auto active =
+        host_mask(n, lat.len, dev, [&](int64_t b, int64_t) { return t < input_lengths[b]; });
+    alpha = alpha.mask_where(active, next + emit(t));
   }
-  // End in the last label or the trailing blank.
-  std::vector<int32_t> last(2 * n);
-  for (int64_t b = 0; b < n; ++b) {
-    int64_t end = 2 * target_lengths[b];
-    last[2 * b] = static_cast<int32_t>(end);
-    last[2 * b + 1] = static_cast<int32_t>(std::max<int64_t>(end - 1, 0));
-  }
-  auto ends = alpha.gather(1, Tensor<2, Int>::from_data(TensorData(last, Shape{n, 2}), dev));
-  if (std::any_of(target_lengths.begin(), target_lengths.end(), [](int64_t l) { return l == 0; })) {
-    std::vector<bool> empty(2 * n);
-    for (int64_t b = 0; b < n; ++b) empty[2 * b + 1] = target_lengths[b] == 0;
-    ends = ends.mask_fill(Tensor<2, Bool>::from_data(TensorData(empty, Shape{n, 2}), dev),
-                          kImpossible);
-  }
-  auto both = ends.slice_dim(1, Range(0, 1));
-  auto loss = -log_add3(both, ends.slice_dim(1, Range(1, 2)), both.full_like(kImpossible));
-  auto out = loss.reshape<1>(Shape{n});
+  auto out = (-end_log_prob(alpha, target_lengths)).reshape<1>(Shape{n});
   // No alignment at all (a target too long for its input) sums to about 1e30: infinite, as
   // PyTorch, or 0 with zero_infinity.
   return out.mask_fill(out.greater_elem(1e29),
