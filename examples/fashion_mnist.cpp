@@ -1,5 +1,6 @@
-// Trains a multilayer perceptron on Fashion-MNIST with nothing but tensors, autodiff and a
-// hand-written Adam step. Each training step records the forward pass, backward() and the
+// Trains a multilayer perceptron on Fashion-MNIST: the model is an nn module (nn::Linear,
+// nn::Relu), the loss nn::CrossEntropyLoss, and the optimizer a hand-written Adam step keyed on
+// the parameters' ids. Each training step records the forward pass, backward() and the
 // parameter update as lazy ops; reading the loss runs them as one flush (fused on GPUs).
 //
 //   fashion_mnist [--epochs N] [--batch B] [--lr X] [--hidden H] [--limit STEPS] [--eval IMAGES]
@@ -22,7 +23,10 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <unordered_map>
 #include <vector>
+
+#include "nn/nn.h"
 
 using namespace ember;
 
@@ -98,7 +102,7 @@ constexpr int64_t kPixels = data::kMnistSide * data::kMnistSide;
 
 struct Batch {
   Tensor<2> x;
-  Tensor<2, Int> y;  // [b, 1]
+  Tensor<1, Int> y;  // [b]
 };
 
 Batch make_batch(const HostSet& s, const std::vector<int64_t>& order, int64_t first, int64_t b,
@@ -111,51 +115,59 @@ Batch make_batch(const HostSet& s, const std::vector<int64_t>& order, int64_t fi
     y[i] = s.labels[row];
   }
   return {Tensor<2>::from_data(TensorData(x, Shape{b, kPixels}), dev),
-          Tensor<2, Int>::from_data(TensorData(y, Shape{b, 1}), dev)};
+          Tensor<1, Int>::from_data(TensorData(y, Shape{b}), dev)};
 }
 
-// A parameter with its Adam moments.
-struct Param {
-  Tensor<2> value, m, v;
-};
-
-Param init_param(const Shape& shape, double scale, const Device& dev) {
-  Tensor<2> w = Tensor<2>::random(shape, Distribution::normal(0, scale), dev);
-  return {w.require_grad(), Tensor<2>::zeros(shape, dev), Tensor<2>::zeros(shape, dev)};
-}
-
+// The model: fields and one declaration naming them.
 struct Mlp {
-  Param w1, b1, w2, b2, w3, b3;
+  nn::Linear fc1, fc2, fc3;
+  nn::Relu activation;
 
-  static Mlp create(int64_t hidden, const Device& dev) {
-    auto he = [](int64_t fan_in) { return std::sqrt(2.0 / static_cast<double>(fan_in)); };
-    return {init_param({kPixels, hidden}, he(kPixels), dev), init_param({1, hidden}, 0, dev),
-            init_param({hidden, hidden}, he(hidden), dev),   init_param({1, hidden}, 0, dev),
-            init_param({hidden, 10}, he(hidden), dev),       init_param({1, 10}, 0, dev)};
+  Tensor<2> forward(const Tensor<2>& x) const {
+    auto h = activation.forward(fc1.forward(x));
+    h = activation.forward(fc2.forward(h));
+    return fc3.forward(h);
   }
-  std::vector<Param*> params() { return {&w1, &b1, &w2, &b2, &w3, &b3}; }
-
-  Tensor<2> logits(const Tensor<2>& x) const {
-    auto h = activation::relu(x.matmul(w1.value) + b1.value);
-    h = activation::relu(h.matmul(w2.value) + b2.value);
-    return h.matmul(w3.value) + b3.value;
-  }
+  EMBER_MODULE(Mlp, fc1, fc2, fc3, activation)
 };
 
-Tensor<1> cross_entropy(const Tensor<2>& logits, const Tensor<2, Int>& labels) {
-  return -activation::log_softmax(logits, 1).gather(1, labels).mean();
+Mlp make_mlp(int64_t hidden, const Device& dev) {
+  return {nn::LinearConfig(kPixels, hidden).init(dev), nn::LinearConfig(hidden, hidden).init(dev),
+          nn::LinearConfig(hidden, 10).init(dev), nn::Relu()};
 }
 
-// One Adam step, outside the tape; the updated value becomes a fresh leaf.
-void adam_update(Param& p, const Tensor<2>& g, double lr, int step) {
-  constexpr double kBeta1 = 0.9, kBeta2 = 0.999, kEps = 1e-8;
-  NoGradGuard no_grad;
-  p.m = p.m * kBeta1 + g * (1 - kBeta1);
-  p.v = p.v * kBeta2 + g * g * (1 - kBeta2);
-  double c1 = 1 - std::pow(kBeta1, step), c2 = 1 - std::pow(kBeta2, step);
-  auto update = (p.m / c1) / ((p.v / c2).sqrt() + kEps);
-  p.value = (p.value.detach() - update * lr).require_grad();
-}
+// Adam with its moments keyed on each parameter's ParamId (stable across steps). A step maps the
+// module to a new one whose parameters hold the updated values, outside the tape.
+class Adam {
+ public:
+  explicit Adam(double lr) : lr_(lr) {}
+
+  Mlp step(const Mlp& model, const Gradients& grads) {
+    ++t_;
+    NoGradGuard no_grad;
+    return nn::map_params(model, [&](const std::string&, const auto& p) {
+      using T = std::decay_t<decltype(p.val())>;
+      T g = p.grad(grads).value();
+      auto [it, fresh] = moments_.try_emplace(p.id());
+      if (fresh) it->second = {g.zeros_like().raw(), g.zeros_like().raw()};
+      T m = T(it->second.m) * kBeta1 + g * (1 - kBeta1);
+      T v = T(it->second.v) * kBeta2 + g * g * (1 - kBeta2);
+      it->second = {m.raw(), v.raw()};
+      double c1 = 1 - std::pow(kBeta1, t_), c2 = 1 - std::pow(kBeta2, t_);
+      auto update = (m / c1) / ((v / c2).sqrt() + kEps);
+      return p.with_value(p.val().detach() - update * lr_);
+    });
+  }
+
+ private:
+  static constexpr double kBeta1 = 0.9, kBeta2 = 0.999, kEps = 1e-8;
+  struct Moments {
+    RawTensor m, v;
+  };
+  double lr_;
+  int t_ = 0;
+  std::unordered_map<nn::ParamId, Moments> moments_;
+};
 
 class ProgressBar {
  public:
@@ -181,8 +193,9 @@ class ProgressBar {
   bool tty_;
 };
 
-double test_accuracy(const Mlp& model, const HostSet& test, int64_t images, const Device& dev) {
+double test_accuracy(const Mlp& trained, const HostSet& test, int64_t images, const Device& dev) {
   NoGradGuard no_grad;
+  Mlp model = trained.valid();
   images = images > 0 ? std::min(images, test.n) : test.n;
   std::vector<int64_t> order(test.n);
   for (int64_t i = 0; i < test.n; ++i) order[i] = i;
@@ -190,7 +203,7 @@ double test_accuracy(const Mlp& model, const HostSet& test, int64_t images, cons
   for (int64_t first = 0; first < images; first += 500) {
     int64_t batch = std::min<int64_t>(500, images - first);
     Batch b = make_batch(test, order, first, batch, dev);
-    auto hits = model.logits(b.x).argmax(1).equal(b.y).int_().sum();
+    auto hits = model.forward(b.x).argmax(1).equal(b.y.unsqueeze_dim(1)).int_().sum();
     correct += hits.into_scalar<int64_t>();
     seen += batch;
   }
@@ -213,7 +226,10 @@ double train(const Options& o) {
               static_cast<long long>(o.hidden), static_cast<long long>(o.hidden), o.lr,
               static_cast<long long>(o.batch), ir::checkpointing_name(checkpointing()));
   seed(42);
-  Mlp model = Mlp::create(o.hidden, dev);
+  Mlp model = make_mlp(o.hidden, dev);
+  std::printf("%s\n", model.to_string().c_str());
+  nn::CrossEntropyLoss loss_fn = nn::CrossEntropyLossConfig().init();
+  Adam adam(o.lr);
   std::mt19937_64 shuffle_rng(42);
   int64_t steps = train.n / o.batch;
   if (o.limit > 0) steps = std::min(steps, o.limit);
@@ -229,10 +245,10 @@ double train(const Options& o) {
     double loss_sum = 0;
     for (int64_t s = 0; s < steps; ++s) {
       Batch b = make_batch(train, order, s * o.batch, o.batch, dev);
-      auto loss = cross_entropy(model.logits(b.x), b.y);
+      auto loss = loss_fn.forward(model.forward(b.x), b.y);
       Gradients grads = loss.backward();
       ++step;
-      for (Param* p : model.params()) adam_update(*p, p->value.grad(grads).value(), o.lr, step);
+      model = adam.step(model, grads);
       const double step_loss = loss.into_scalar();  // the step's sync point
       if (!std::isfinite(step_loss)) {
         throw Error("fashion_mnist: training diverged: loss " + std::to_string(step_loss) +

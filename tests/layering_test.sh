@@ -13,10 +13,11 @@ declare -A allowed=(
   [kernels]="ir runtime autotune kernels"
   [jit]="ir runtime autotune kernels jit"
   [frontend]="ir runtime autotune kernels jit frontend"
+  [nn]="ir frontend nn"
   [data]="ir frontend data"
-  [tools]="ir runtime autotune kernels jit frontend data tools"
+  [tools]="ir runtime autotune kernels jit frontend nn data tools"
 )
-layers="ir runtime autotune kernels jit frontend data tools"
+layers="ir runtime autotune kernels jit frontend nn data tools"
 status=0
 checked=0
 for layer in "${!allowed[@]}"; do
