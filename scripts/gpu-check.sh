@@ -37,6 +37,12 @@ fuzz() {
         EMBER_FUZZ_TRAIN_FIRST=$((k * EMBER_CHECK_FUZZ)) EMBER_FUZZ_TRAIN_PROGRAMS=$EMBER_CHECK_FUZZ \
         timeout 400 $bin/jit_tests --gtest_filter='FuzzTrain*' > "/tmp/fuzz-$dev-$k.txt" 2>&1 &
     done
+    # One more program to rerun on each device (a seed that failed before).
+    if [ -n "${EMBER_CHECK_FUZZ_RERUN:-}" ]; then
+      EMBER_CACHE_DIR=/tmp/ember-fuzz-$dev-rerun EMBER_TEST_DEVICE=$dev \
+        EMBER_FUZZ_TRAIN_FIRST=$EMBER_CHECK_FUZZ_RERUN EMBER_FUZZ_TRAIN_PROGRAMS=1 \
+        timeout 400 $bin/jit_tests --gtest_filter='FuzzTrain*' > "/tmp/fuzz-$dev-rerun.txt" 2>&1 &
+    fi
   done
   wait
 }

@@ -93,6 +93,23 @@ TEST(ConvGpu, DepthwiseAndSlicedWeightGradientsMatchCpu) {
       gpu_device(), {1e-4, 1e-4});
 }
 
+// An empty batch and a batch of one, forward and backward.
+TEST(ConvGpu, EmptyAndSingleBatchesMatchCpu) {
+  EMBER_REQUIRE_GPU_DEVICE();
+  for (int64_t n : {0, 1}) {
+    expect_same(
+        [n](const Device& dev) {
+          auto x = Tensor<4>::from_data(host_uniform({n, 3, 5, 4}, 40), dev).require_grad();
+          auto w = Tensor<4>::from_data(host_uniform({8, 3, 3, 3}, 41), dev).require_grad();
+          auto y = module::conv2d(x, w, std::nullopt, {{1, 2}, {1, 1}, {1, 1}, 1});
+          Gradients grads = (y * y).sum().backward();
+          return std::vector<RawTensor>{y.raw(), x.grad(grads).value().raw(),
+                                        w.grad(grads).value().raw()};
+        },
+        gpu_device(), {1e-4, 1e-4});
+  }
+}
+
 // bias + relu + residual after a convolution run in the convolution's kernel: the forward is
 // one kernel, and its values match plain loops computed here.
 TEST(ConvGpu, EpilogueFusesIntoTheConvolution) {
