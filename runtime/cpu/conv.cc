@@ -83,6 +83,50 @@ void im2col(const T* x, int64_t channels, const Geometry& g, T* col) {
   }
 }
 
+// Direct convolution of one (sample, group): every (output channel, input channel, kernel
+// offset) adds a weight times a shifted input row to each output row, a loop the compiler
+// vectorises. For few channels and wide outputs, where unfolding and packing the GEMM's operands
+// cost more than the products (the guide's 1->8 and 8->16 layers).
+template <class T>
+void conv_direct(const T* x, const T* w, T* y, int64_t cg, int64_t og, const Geometry& g) {
+  const int64_t on = g.out_numel(), taps = g.k_numel();
+  std::fill(y, y + og * on, T(0));
+  for (int64_t k0 = 0; k0 < g.k[0]; ++k0) {
+    const auto [lo0, hi0] = valid_range(g.out[0], g.in[0], g.stride[0], g.pad[0], k0 * g.dil[0]);
+    for (int64_t k1 = 0; k1 < g.k[1]; ++k1) {
+      const auto [lo1, hi1] = valid_range(g.out[1], g.in[1], g.stride[1], g.pad[1], k1 * g.dil[1]);
+      for (int64_t k2 = 0; k2 < g.k[2]; ++k2) {
+        const auto [lo2, hi2] =
+            valid_range(g.out[2], g.in[2], g.stride[2], g.pad[2], k2 * g.dil[2]);
+        const int64_t tap = (k0 * g.k[1] + k1) * g.k[2] + k2, n2 = hi2 - lo2;
+        for (int64_t o = 0; o < og; ++o) {
+          for (int64_t c = 0; c < cg; ++c) {
+            const T wv = w[(o * cg + c) * taps + tap];
+            const T* xc = x + c * g.in_numel();
+            for (int64_t o0 = lo0; o0 < hi0; ++o0) {
+              const int64_t i0 = o0 * g.stride[0] - g.pad[0] + k0 * g.dil[0];
+              for (int64_t o1 = lo1; o1 < hi1; ++o1) {
+                const int64_t i1 = o1 * g.stride[1] - g.pad[1] + k1 * g.dil[1];
+                const T* src = xc + (i0 * g.in[1] + i1) * g.in[2] + lo2 * g.stride[2] - g.pad[2] +
+                               k2 * g.dil[2];
+                T* dst = y + o * on + (o0 * g.out[1] + o1) * g.out[2] + lo2;
+                if (g.stride[2] == 1) {
+                  for (int64_t j = 0; j < n2; ++j) dst[j] += wv * src[j];
+                } else {
+                  for (int64_t j = 0; j < n2; ++j) dst[j] += wv * src[j * g.stride[2]];
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// Whether the direct loop beats unfolding: rows of at least 8 outputs and a short reduction.
+bool prefers_direct(const Geometry& g, int64_t rows) { return g.out[2] >= 8 && rows <= 256; }
+
 // Whether the unfolded matrix is the input itself (1x1 kernel, stride 1, no padding).
 bool unfold_is_identity(const Geometry& g) {
   return g.k_numel() == 1 && g.stride == std::array<int64_t, 3>{1, 1, 1} &&
@@ -122,6 +166,17 @@ void conv_typed(const Array& x, const Array& w, const ir::ConvAttrs& a, Array& o
     im2col(in, cg, g, buffer.get());
     return buffer.get();
   };
+  if (prefers_direct(g, rows) && !identity) {
+    parallel_for(std::min(workers, tasks), [&](int64_t t) {
+      const int64_t parts = std::min(workers, tasks);
+      for (int64_t task = tasks * t / parts; task < tasks * (t + 1) / parts; ++task) {
+        const int64_t n = task / groups, gi = task % groups;
+        conv_direct(xp + (n * xs[1] + gi * cg) * g.in_numel(), wp + gi * og * rows,
+                    op + (n * os[1] + gi * og) * on, cg, og, g);
+      }
+    });
+    return;
+  }
   if (tasks >= workers || og < 2) {
     parallel_for(workers, [&](int64_t t) {
       std::unique_ptr<T[]> buffer;

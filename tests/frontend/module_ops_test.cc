@@ -122,6 +122,8 @@ TEST(ModuleConv, Conv1dMatchesLoops) {
   check_conv<3>({{2, 3, 9}, {4, 3, 3}, {1}, {0}, {1}, 1}, 1);
   check_conv<3>({{1, 4, 10}, {6, 2, 4}, {3}, {2}, {2}, 2}, 2);
   check_conv<3>({{2, 3, 7}, {3, 1, 5}, {2}, {2}, {1}, 3}, 3);  // depthwise
+  // Outputs at least 8 wide with short reductions: the CPU's direct loop (strided, dilated).
+  check_conv<3>({{2, 4, 40}, {6, 2, 3}, {2}, {1}, {3}, 2}, 4);
 }
 
 TEST(ModuleConv, Conv2dMatchesLoops) {
@@ -130,11 +132,15 @@ TEST(ModuleConv, Conv2dMatchesLoops) {
   check_conv<4>({{3, 6, 5, 5}, {6, 1, 3, 3}, {2, 2}, {1, 1}, {1, 1}, 6}, 12);  // depthwise
   check_conv<4>({{1, 2, 4, 4}, {3, 2, 4, 4}, {1, 1}, {0, 0}, {1, 1}, 1}, 13);  // kernel = input
   check_conv<4>({{2, 8, 5, 7}, {4, 4, 1, 1}, {1, 2}, {0, 0}, {1, 1}, 2}, 14);  // 1x1, groups
+  // The CPU's direct loop: wide rows, padding on every side, dilation, strides.
+  check_conv<4>({{2, 3, 6, 21}, {5, 3, 3, 3}, {1, 1}, {1, 2}, {1, 2}, 1}, 15);
+  check_conv<4>({{1, 4, 9, 33}, {4, 1, 3, 5}, {2, 2}, {2, 1}, {1, 1}, 4}, 16);
 }
 
 TEST(ModuleConv, Conv3dMatchesLoops) {
   check_conv<5>({{1, 2, 4, 5, 3}, {3, 2, 2, 3, 2}, {1, 2, 1}, {1, 1, 0}, {1, 1, 2}, 1}, 20);
   check_conv<5>({{2, 4, 3, 3, 3}, {4, 2, 3, 1, 2}, {2, 1, 1}, {1, 0, 1}, {1, 1, 1}, 2}, 21);
+  check_conv<5>({{1, 2, 3, 4, 12}, {3, 2, 2, 3, 3}, {1, 1, 1}, {1, 1, 1}, {2, 1, 1}, 1}, 22);
 }
 
 TEST(ModuleConv, EmptyBatchGivesEmptyOutput) {
