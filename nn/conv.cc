@@ -7,10 +7,9 @@ namespace detail {
 void check_groups(const char* config, int64_t channels_in, int64_t channels_out, int64_t groups) {
   check_positive(config, "groups", static_cast<double>(groups));
   if (channels_in % groups != 0 || channels_out % groups != 0) {
-    throw_layer_error(config, "channels [" + std::to_string(channels_in) + ", " +
-                                  std::to_string(channels_out) +
-                                  "] must both be divisible by groups (" + std::to_string(groups) +
-                                  ")");
+    throw_layer_error(
+        config, "channels [" + std::to_string(channels_in) + ", " + std::to_string(channels_out) +
+                    "] must both be divisible by groups (" + std::to_string(groups) + ")");
   }
 }
 
@@ -48,8 +47,8 @@ Conv<N> make_conv(const char* config, std::array<int64_t, 2> channels,
   const int64_t fan_in = channels[0] / groups * product(kernel);
   const int64_t fan_out = channels[1] / groups * product(kernel);
   Conv<N> c;
-  c.weight = init.init_param<Conv<N>::kRank>(weight_shape(channels[1], channels[0] / groups, kernel),
-                                             device, fan_in, fan_out);
+  c.weight = init.init_param<Conv<N>::kRank>(
+      weight_shape(channels[1], channels[0] / groups, kernel), device, fan_in, fan_out);
   if (bias) c.bias = init.init_param<1>(Shape{channels[1]}, device, fan_in, fan_out);
   c.stride = stride;
   c.kernel_size = kernel;

@@ -138,10 +138,11 @@ Conv<N> make_conv(const char* config, std::array<int64_t, 2> channels,
                   bool bias, const Initializer& init, const Device& device);
 template <size_t N>
 ConvTranspose<N> make_conv_transpose(const char* config, std::array<int64_t, 2> channels,
-                            std::array<int64_t, N> kernel, std::array<int64_t, N> stride,
-                            std::array<int64_t, N> dilation, std::array<int64_t, N> padding,
-                            std::array<int64_t, N> padding_out, int64_t groups, bool bias,
-                            const Initializer& init, const Device& device);
+                                     std::array<int64_t, N> kernel, std::array<int64_t, N> stride,
+                                     std::array<int64_t, N> dilation,
+                                     std::array<int64_t, N> padding,
+                                     std::array<int64_t, N> padding_out, int64_t groups, bool bias,
+                                     const Initializer& init, const Device& device);
 }  // namespace detail
 
 struct Conv1dConfig {

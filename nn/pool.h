@@ -45,8 +45,10 @@ void check_pool(const char* config, const std::array<int64_t, N>& kernel,
   if (padding.kind() == PaddingConfig<N>::Kind::Same) {
     for (size_t i = 0; i < N; ++i) {
       if (dilation[i] * (kernel[i] - 1) % 2 != 0) {
-        throw_layer_error(config, "padding Same needs an odd kernel_size for pooling (as Burn), "
-                                  "got " + std::to_string(kernel[i]));
+        throw_layer_error(config,
+                          "padding Same needs an odd kernel_size for pooling (as Burn), "
+                          "got " +
+                              std::to_string(kernel[i]));
       }
     }
   }
@@ -232,8 +234,7 @@ struct AdaptiveAvgPool1dConfig {
 
 struct AdaptiveAvgPool2dConfig {
   std::array<int64_t, 2> output_size{};
-  explicit AdaptiveAvgPool2dConfig(std::array<int64_t, 2> output_size)
-      : output_size(output_size) {}
+  explicit AdaptiveAvgPool2dConfig(std::array<int64_t, 2> output_size) : output_size(output_size) {}
   AdaptiveAvgPool2d init() const;
   EMBER_CONFIG(AdaptiveAvgPool2dConfig, output_size)
 };

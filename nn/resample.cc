@@ -76,8 +76,10 @@ void check_resample(const char* config, bool has_size, bool has_scale,
 
 Interpolate1d Interpolate1dConfig::init() const {
   std::vector<double> v;
-  if (output_size) v.push_back(static_cast<double>(*output_size));
-  else if (scale_factor) v.push_back(*scale_factor);
+  if (output_size)
+    v.push_back(static_cast<double>(*output_size));
+  else if (scale_factor)
+    v.push_back(*scale_factor);
   detail::check_resample(config_name(), output_size.has_value(), scale_factor.has_value(), v);
   Interpolate1d m;
   m.output_size = output_size;
@@ -89,8 +91,10 @@ Interpolate1d Interpolate1dConfig::init() const {
 
 Interpolate2d Interpolate2dConfig::init() const {
   std::vector<double> v;
-  if (output_size) v = {static_cast<double>((*output_size)[0]), static_cast<double>((*output_size)[1])};
-  else if (scale_factor) v = {(*scale_factor)[0], (*scale_factor)[1]};
+  if (output_size)
+    v = {static_cast<double>((*output_size)[0]), static_cast<double>((*output_size)[1])};
+  else if (scale_factor)
+    v = {(*scale_factor)[0], (*scale_factor)[1]};
   detail::check_resample(config_name(), output_size.has_value(), scale_factor.has_value(), v);
   Interpolate2d m;
   m.output_size = output_size;

@@ -39,13 +39,12 @@ class Interpolate1d {
   // [batch, channels, length] -> [batch, channels, length']
   template <int D>
   Tensor<D> forward(const Tensor<D>& x) const {
-    return detail::batched<1>("Interpolate1d", "[batch, channels, length]", x,
-                              [&](const Tensor<3>& xb) {
-                                int64_t out = detail::resampled_size(
-                                    "Interpolate1d", xb.shape()[2], output_size, scale_factor);
-                                return module::interpolate1d(
-                                    xb, out, detail::interpolate_options(mode, align_corners));
-                              });
+    return detail::batched<1>(
+        "Interpolate1d", "[batch, channels, length]", x, [&](const Tensor<3>& xb) {
+          int64_t out =
+              detail::resampled_size("Interpolate1d", xb.shape()[2], output_size, scale_factor);
+          return module::interpolate1d(xb, out, detail::interpolate_options(mode, align_corners));
+        });
   }
   void display_attributes(Attributes& a) const {
     a.add("output_size", output_size ? std::to_string(*output_size) : "None")

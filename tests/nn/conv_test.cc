@@ -28,7 +28,8 @@ struct Conv3Spec {
   std::array<int64_t, 3> in, k, stride{1, 1, 1}, dil{1, 1, 1}, lo{0, 0, 0}, hi{0, 0, 0};
   std::array<int64_t, 3> out() const {
     std::array<int64_t, 3> r;
-    for (int i = 0; i < 3; ++i) r[i] = (in[i] + lo[i] + hi[i] - dil[i] * (k[i] - 1) - 1) / stride[i] + 1;
+    for (int i = 0; i < 3; ++i)
+      r[i] = (in[i] + lo[i] + hi[i] - dil[i] * (k[i] - 1) - 1) / stride[i] + 1;
     return r;
   }
 };
@@ -101,8 +102,9 @@ TEST(Conv2d, PaddingSameKeepsTheSizeForOddAndEvenKernels) {
                            want, 1e-4);
   }
   // Same with dilation 2 and an even kernel: total 2 * (2 - 1) = 2, symmetric.
-  Conv2d d = Conv2dConfig({2, 1}, {2, 2}).with_dilation({2, 2}).with_padding(
-                                                                  PaddingConfig2d::same())
+  Conv2d d = Conv2dConfig({2, 1}, {2, 2})
+                 .with_dilation({2, 2})
+                 .with_padding(PaddingConfig2d::same())
                  .init(dev());
   EXPECT_EQ(d.forward(from_host<4>(x, Shape{1, 2, 5, 6})).shape(), (Shape{1, 1, 5, 6}));
 }
@@ -150,15 +152,12 @@ TEST(Conv1d, MatchesLoops) {
 }
 
 TEST(Conv3d, MatchesLoops) {
-  Conv3d conv = Conv3dConfig({2, 3}, {2, 3, 2})
-                    .with_padding(PaddingConfig3d::same())
-                    .init(dev());
+  Conv3d conv = Conv3dConfig({2, 3}, {2, 3, 2}).with_padding(PaddingConfig3d::same()).init(dev());
   Conv3Spec s{1, 2, 3, 1, {3, 4, 3}, {2, 3, 2}};
   s.lo = {0, 1, 0};
   s.hi = {1, 1, 1};
   auto x = values(2 * 3 * 4 * 3);
-  testing::expect_tensor(conv.forward(from_host<5>(x, Shape{1, 2, 3, 4, 3})),
-                         Shape{1, 3, 3, 4, 3},
+  testing::expect_tensor(conv.forward(from_host<5>(x, Shape{1, 2, 3, 4, 3})), Shape{1, 3, 3, 4, 3},
                          conv_ref(s, x, host(conv.weight.val()), bias_of(conv.bias)), 1e-4);
 }
 
@@ -319,8 +318,9 @@ TEST(Conv, ConfigJsonRoundTrips) {
   EXPECT_EQ(c2.to_json()["padding"], nlohmann::json::parse(R"({"Explicit": [1, 2]})"));
   EXPECT_EQ(Conv2dConfig({1, 1}, {1, 1}).to_json()["padding"], "Valid");
   expect_round_trip(Conv1dConfig(2, 3, 4).with_padding(PaddingConfig1d::same()));
-  EXPECT_EQ(Conv1dConfig(2, 3, 4).with_padding(PaddingConfig1d::explicit_({3})).to_json()["padding"],
-            nlohmann::json::parse(R"({"Explicit": 3})"));
+  EXPECT_EQ(
+      Conv1dConfig(2, 3, 4).with_padding(PaddingConfig1d::explicit_({3})).to_json()["padding"],
+      nlohmann::json::parse(R"({"Explicit": 3})"));
   expect_round_trip(Conv1dConfig(2, 3, 4).with_padding(PaddingConfig1d::explicit_({3})));
   expect_round_trip(Conv3dConfig({2, 2}, {1, 2, 3}).with_padding(PaddingConfig3d::same()));
   expect_round_trip(ConvTranspose1dConfig({2, 3}, 4).with_padding_out(1).with_stride(2));
@@ -337,16 +337,15 @@ TEST(Conv, ConfigJsonRoundTrips) {
 
 TEST(Conv2d, GradientsMatchCentralDifferences) {
   // Grouped, strided... and Same with an even kernel (the input padded first).
-  Conv2d conv = Conv2dConfig({2, 4}, {2, 3})
-                    .with_groups(2)
-                    .with_padding(PaddingConfig2d::same())
-                    .init(dev());
+  Conv2d conv =
+      Conv2dConfig({2, 4}, {2, 3}).with_groups(2).with_padding(PaddingConfig2d::same()).init(dev());
   auto x = from_host<4>(values(2 * 2 * 3 * 4), Shape{2, 2, 3, 4});
   testing::expect_grads<Conv2d, 4>(conv, x, [](const Conv2d& m, const Tensor<4>& in) {
     auto y = m.forward(in);
     return (y * y).sum();
   });
-  Conv2d strided = Conv2dConfig({1, 2}, {3, 3}).with_stride({2, 2}).with_dilation({1, 2}).init(dev());
+  Conv2d strided =
+      Conv2dConfig({1, 2}, {3, 3}).with_stride({2, 2}).with_dilation({1, 2}).init(dev());
   auto x2 = from_host<4>(values(1 * 1 * 6 * 7, 0.3), Shape{1, 1, 6, 7});
   testing::expect_grads<Conv2d, 4>(strided, x2, [](const Conv2d& m, const Tensor<4>& in) {
     auto y = m.forward(in);
@@ -366,29 +365,52 @@ TEST(ConvTranspose2d, GradientsMatchCentralDifferences) {
 
 TEST(Conv, MisuseNamesTheLayer) {
   Conv2d conv = Conv2dConfig({3, 8}, {3, 3}).init(dev());
-  testing::expect_error([&] { conv.forward(Tensor<4>::ones(Shape{2, 4, 8, 8}, dev())); },
-                        {"Conv2d", "3 input channels", "f32[2, 4, 8, 8]"});
-  testing::expect_error([&] { conv.forward(Tensor<2>::ones(Shape{3, 8}, dev())); },
-                        {"Conv2d", "rank 4", "f32[3, 8]"});
-  testing::expect_error([] { Conv2dConfig({3, 8}, {3, 3}).with_groups(2).init(dev()); },
-                        {"Conv2dConfig", "divisible by groups (2)", "[3, 8]"});
+  testing::expect_error(
+      [&] {
+        conv.forward(Tensor<4>::ones(Shape{2, 4, 8, 8}, dev()));
+      },
+      {"Conv2d", "3 input channels", "f32[2, 4, 8, 8]"});
+  testing::expect_error(
+      [&] {
+        conv.forward(Tensor<2>::ones(Shape{3, 8}, dev()));
+      },
+      {"Conv2d", "rank 4", "f32[3, 8]"});
+  testing::expect_error(
+      [] {
+        Conv2dConfig({3, 8}, {3, 3}).with_groups(2).init(dev());
+      },
+      {"Conv2dConfig", "divisible by groups (2)", "[3, 8]"});
   testing::expect_error([] { Conv1dConfig(4, 6, 3).with_groups(4).init(dev()); },
                         {"Conv1dConfig", "groups"});
   testing::expect_error(
       [] {
-        Conv2dConfig({3, 8}, {3, 3}).with_stride({2, 2}).with_padding(PaddingConfig2d::same()).init(
-            dev());
+        Conv2dConfig({3, 8}, {3, 3})
+            .with_stride({2, 2})
+            .with_padding(PaddingConfig2d::same())
+            .init(dev());
       },
       {"Conv2dConfig", "Same", "stride"});
-  testing::expect_error([] { Conv2dConfig({3, 8}, {0, 3}).init(dev()); },
-                        {"Conv2dConfig", "kernel_size"});
-  testing::expect_error([] { ConvTranspose2dConfig({3, 4}, {3, 3}).with_groups(2).init(dev()); },
-                        {"ConvTranspose2dConfig", "groups"});
-  testing::expect_error([] { ConvTranspose1dConfig({2, 2}, 3).with_padding_out(1).init(dev()); },
-                        {"ConvTranspose1dConfig", "padding_out"});
+  testing::expect_error(
+      [] {
+        Conv2dConfig({3, 8}, {0, 3}).init(dev());
+      },
+      {"Conv2dConfig", "kernel_size"});
+  testing::expect_error(
+      [] {
+        ConvTranspose2dConfig({3, 4}, {3, 3}).with_groups(2).init(dev());
+      },
+      {"ConvTranspose2dConfig", "groups"});
+  testing::expect_error(
+      [] {
+        ConvTranspose1dConfig({2, 2}, 3).with_padding_out(1).init(dev());
+      },
+      {"ConvTranspose1dConfig", "padding_out"});
   ConvTranspose1d t = ConvTranspose1dConfig({2, 4}, 3).init(dev());
-  testing::expect_error([&] { t.forward(Tensor<3>::ones(Shape{1, 3, 5}, dev())); },
-                        {"ConvTranspose1d", "2 input channels", "f32[1, 3, 5]"});
+  testing::expect_error(
+      [&] {
+        t.forward(Tensor<3>::ones(Shape{1, 3, 5}, dev()));
+      },
+      {"ConvTranspose1d", "2 input channels", "f32[1, 3, 5]"});
 }
 
 }  // namespace

@@ -48,7 +48,8 @@ std::vector<double> pool_ref(const Pool2Spec& s, const std::vector<double>& x, b
         int64_t count = 0;
         int64_t r0 = r * s.stride[0] - s.pad[0], q0 = q * s.stride[1] - s.pad[1];
         // PyTorch's divisor with padding counted: the window clipped to the padded input.
-        int64_t rh = std::min(r0 + s.k[0], s.h + s.pad[0]), qh = std::min(q0 + s.k[1], s.w + s.pad[1]);
+        int64_t rh = std::min(r0 + s.k[0], s.h + s.pad[0]),
+                qh = std::min(q0 + s.k[1], s.w + s.pad[1]);
         int64_t padded_count = (rh - r0) * (qh - q0);
         for (int64_t a = 0; a < s.k[0]; ++a)
           for (int64_t b = 0; b < s.k[1]; ++b) {
@@ -83,8 +84,8 @@ TEST(MaxPool2d, MatchesLoops) {
   testing::expect_tensor(q.forward(from_host<4>(x, Shape{2, 3, 7, 8})),
                          Shape{2, 3, t.out_size(0), t.out_size(1)}, pool_ref(t, x, false));
   // Same (stride 1, odd kernel) keeps the size.
-  MaxPool2d same = MaxPool2dConfig({3, 5}).with_strides({1, 1}).with_padding(
-                                                 PaddingConfig2d::same()).init();
+  MaxPool2d same =
+      MaxPool2dConfig({3, 5}).with_strides({1, 1}).with_padding(PaddingConfig2d::same()).init();
   Pool2Spec u{6, 7, 8, {3, 5}, {1, 1}, {1, 2}};
   testing::expect_tensor(same.forward(from_host<4>(x, Shape{2, 3, 7, 8})), Shape{2, 3, 7, 8},
                          pool_ref(u, x, false));
@@ -101,7 +102,8 @@ TEST(AvgPool2d, MatchesLoopsWithAndWithoutPaddingCounted) {
                       .init();
     Pool2Spec s{2, 5, 6, {3, 2}, {2, 2}, {1, 1}};
     testing::expect_tensor(p.forward(from_host<4>(x, Shape{1, 2, 5, 6})),
-                           Shape{1, 2, s.out_size(0), s.out_size(1)}, pool_ref(s, x, true, include));
+                           Shape{1, 2, s.out_size(0), s.out_size(1)},
+                           pool_ref(s, x, true, include));
   }
   AvgPool2d c = AvgPool2dConfig({2, 2}).with_ceil_mode(true).init();
   Pool2Spec s{2, 5, 6, {2, 2}, {2, 2}, {0, 0}, {1, 1}, true};
@@ -111,7 +113,8 @@ TEST(AvgPool2d, MatchesLoopsWithAndWithoutPaddingCounted) {
 
 TEST(Pool1d, MatchLoops) {
   auto x = values(2 * 2 * 9);
-  MaxPool1d m = MaxPool1dConfig(3).with_stride(2).with_padding(PaddingConfig1d::explicit_({1})).init();
+  MaxPool1d m =
+      MaxPool1dConfig(3).with_stride(2).with_padding(PaddingConfig1d::explicit_({1})).init();
   Pool2Spec s{4, 1, 9, {1, 3}, {1, 2}, {0, 1}};
   testing::expect_tensor(m.forward(from_host<3>(x, Shape{2, 2, 9})), Shape{2, 2, 5},
                          pool_ref(s, x, false));
@@ -120,7 +123,8 @@ TEST(Pool1d, MatchLoops) {
   testing::expect_tensor(a.forward(from_host<3>(x, Shape{2, 2, 9})), Shape{2, 2, 4},
                          pool_ref(t, x, true));
   // Unbatched.
-  testing::expect_tensor(a.forward(from_host<2>(x, Shape{4, 9})), Shape{4, 4}, pool_ref(t, x, true));
+  testing::expect_tensor(a.forward(from_host<2>(x, Shape{4, 9})), Shape{4, 4},
+                         pool_ref(t, x, true));
 }
 
 // Adaptive average pooling: output i averages [floor(i in / out), ceil((i + 1) in / out)).
@@ -215,9 +219,10 @@ TEST(Pool, DisplayAndParameterCounts) {
   EXPECT_EQ(MaxPool2dConfig({2, 2}).init().to_string(),
             "MaxPool2d {kernel_size: [2, 2], stride: [2, 2], padding: Valid, dilation: [1, 1], "
             "ceil_mode: false}");
-  EXPECT_EQ(AvgPool1dConfig(3).with_stride(1).with_padding(PaddingConfig1d::same()).init().to_string(),
-            "AvgPool1d {kernel_size: [3], stride: [1], padding: Same, count_include_pad: true, "
-            "ceil_mode: false}");
+  EXPECT_EQ(
+      AvgPool1dConfig(3).with_stride(1).with_padding(PaddingConfig1d::same()).init().to_string(),
+      "AvgPool1d {kernel_size: [3], stride: [1], padding: Same, count_include_pad: true, "
+      "ceil_mode: false}");
   EXPECT_EQ(Interpolate2dConfig().with_output_size(std::array<int64_t, 2>{4, 4}).init().to_string(),
             "Interpolate2d {output_size: [4, 4], scale_factor: None, mode: Nearest}");
   EXPECT_EQ(PixelShuffleConfig(3).init().to_string(), "PixelShuffle {upscale_factor: 3}");
@@ -236,8 +241,9 @@ TEST(Pool, ConfigJsonRoundTrips) {
   expect_round_trip(MaxPool1dConfig(3).with_stride(1).with_padding(PaddingConfig1d::same()));
   expect_round_trip(MaxPool2dConfig({3, 2}).with_dilation({2, 1}).with_ceil_mode(true));
   expect_round_trip(AvgPool1dConfig(2).with_count_include_pad(false));
-  expect_round_trip(
-      AvgPool2dConfig({2, 2}).with_padding(PaddingConfig2d::explicit_({1, 0})).with_strides({1, 1}));
+  expect_round_trip(AvgPool2dConfig({2, 2})
+                        .with_padding(PaddingConfig2d::explicit_({1, 0}))
+                        .with_strides({1, 1}));
   expect_round_trip(AdaptiveAvgPool1dConfig(5));
   expect_round_trip(AdaptiveAvgPool2dConfig({8, 8}));
   auto i2 = Interpolate2dConfig()
@@ -255,18 +261,19 @@ TEST(Pool, ConfigJsonRoundTrips) {
 TEST(Pool, GradientsMatchCentralDifferences) {
   auto x = from_host<4>(values(1 * 2 * 5 * 4), Shape{1, 2, 5, 4});
   auto sq = [](const Tensor<4>& y) { return (y * y).sum(); };
-  MaxPool2d m = MaxPool2dConfig({2, 2}).with_strides({1, 2}).with_padding(
-                                             PaddingConfig2d::explicit_({1, 0})).init();
-  testing::expect_grads<MaxPool2d, 4>(m, x, [&](const MaxPool2d& p, const Tensor<4>& in) {
-    return sq(p.forward(in));
-  });
-  AvgPool2d a = AvgPool2dConfig({3, 2}).with_strides({1, 1}).with_padding(
-                                             PaddingConfig2d::explicit_({1, 1}))
+  MaxPool2d m = MaxPool2dConfig({2, 2})
+                    .with_strides({1, 2})
+                    .with_padding(PaddingConfig2d::explicit_({1, 0}))
+                    .init();
+  testing::expect_grads<MaxPool2d, 4>(
+      m, x, [&](const MaxPool2d& p, const Tensor<4>& in) { return sq(p.forward(in)); });
+  AvgPool2d a = AvgPool2dConfig({3, 2})
+                    .with_strides({1, 1})
+                    .with_padding(PaddingConfig2d::explicit_({1, 1}))
                     .with_count_include_pad(false)
                     .init();
-  testing::expect_grads<AvgPool2d, 4>(a, x, [&](const AvgPool2d& p, const Tensor<4>& in) {
-    return sq(p.forward(in));
-  });
+  testing::expect_grads<AvgPool2d, 4>(
+      a, x, [&](const AvgPool2d& p, const Tensor<4>& in) { return sq(p.forward(in)); });
   AdaptiveAvgPool2d ad = AdaptiveAvgPool2dConfig({3, 3}).init();
   testing::expect_grads<AdaptiveAvgPool2d, 4>(
       ad, x, [&](const AdaptiveAvgPool2d& p, const Tensor<4>& in) { return sq(p.forward(in)); });
@@ -274,25 +281,38 @@ TEST(Pool, GradientsMatchCentralDifferences) {
 
 TEST(Pool, MisuseNamesTheLayer) {
   MaxPool2d m = MaxPool2dConfig({2, 2}).init();
-  testing::expect_error([&] { m.forward(Tensor<2>::ones(Shape{4, 4}, dev())); },
-                        {"MaxPool2d", "rank 4", "f32[4, 4]"});
+  testing::expect_error(
+      [&] {
+        m.forward(Tensor<2>::ones(Shape{4, 4}, dev()));
+      },
+      {"MaxPool2d", "rank 4", "f32[4, 4]"});
   AdaptiveAvgPool1d a = AdaptiveAvgPool1dConfig(2).init();
-  testing::expect_error([&] { a.forward(Tensor<4>::ones(Shape{1, 1, 4, 4}, dev())); },
-                        {"AdaptiveAvgPool1d", "rank 3", "f32[1, 1, 4, 4]"});
-  testing::expect_error([] { MaxPool2dConfig({2, 2}).with_padding(PaddingConfig2d::same()).init(); },
-                        {"MaxPool2dConfig", "Same", "stride"});
+  testing::expect_error(
+      [&] {
+        a.forward(Tensor<4>::ones(Shape{1, 1, 4, 4}, dev()));
+      },
+      {"AdaptiveAvgPool1d", "rank 3", "f32[1, 1, 4, 4]"});
   testing::expect_error(
       [] {
-        AvgPool1dConfig(2).with_stride(1).with_padding(PaddingConfig1d::same()).init();
+        MaxPool2dConfig({2, 2}).with_padding(PaddingConfig2d::same()).init();
       },
+      {"MaxPool2dConfig", "Same", "stride"});
+  testing::expect_error(
+      [] { AvgPool1dConfig(2).with_stride(1).with_padding(PaddingConfig1d::same()).init(); },
       {"AvgPool1dConfig", "odd kernel_size"});
-  testing::expect_error([] { AdaptiveAvgPool2dConfig({0, 2}).init(); },
-                        {"AdaptiveAvgPool2dConfig", "output_size"});
+  testing::expect_error(
+      [] {
+        AdaptiveAvgPool2dConfig({0, 2}).init();
+      },
+      {"AdaptiveAvgPool2dConfig", "output_size"});
   testing::expect_error([] { Interpolate2dConfig().init(); },
                         {"Interpolate2dConfig", "output_size or scale_factor"});
   PixelShuffle ps = PixelShuffleConfig(2).init();
-  testing::expect_error([&] { ps.forward(Tensor<4>::ones(Shape{1, 6, 2, 2}, dev())); },
-                        {"PixelShuffle", "divisible", "f32[1, 6, 2, 2]"});
+  testing::expect_error(
+      [&] {
+        ps.forward(Tensor<4>::ones(Shape{1, 6, 2, 2}, dev()));
+      },
+      {"PixelShuffle", "divisible", "f32[1, 6, 2, 2]"});
   testing::expect_error([] { PixelShuffleConfig(0).init(); }, {"PixelShuffleConfig"});
 }
 
