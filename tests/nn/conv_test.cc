@@ -363,6 +363,36 @@ TEST(ConvTranspose2d, GradientsMatchCentralDifferences) {
                                             });
 }
 
+// A small model of conv and pool modules: paths from the visitor, valid() keeps the layers'
+// settings and ids, and gradients flow through conv -> max pool -> conv transpose.
+struct ConvNet {
+  Conv2d conv;
+  MaxPool2d pool;
+  ConvTranspose2d up;
+  Tensor<4> forward(const Tensor<4>& x) const { return up.forward(pool.forward(conv.forward(x))); }
+  EMBER_MODULE(ConvNet, conv, pool, up)
+};
+
+TEST(Conv, InAModelPathsValidAndGradients) {
+  ConvNet net{Conv2dConfig({1, 2}, {3, 3}).with_padding(PaddingConfig2d::same()).init(dev()),
+              MaxPool2dConfig({2, 2}).init(),
+              ConvTranspose2dConfig({2, 1}, {2, 2}).with_stride({2, 2}).init(dev())};
+  std::vector<std::string> paths;
+  visit_params(net, [&](const std::string& path, const auto&) { paths.push_back(path); });
+  EXPECT_EQ(paths, (std::vector<std::string>{"conv.weight", "conv.bias", "up.weight", "up.bias"}));
+  EXPECT_EQ(net.num_params(), 2 * 9 + 2 + 2 * 4 + 1);
+  ConvNet v = net.valid();
+  EXPECT_EQ(v.conv.padding, PaddingConfig2d::same());
+  EXPECT_EQ(v.up.stride, (std::array<int64_t, 2>{2, 2}));
+  EXPECT_EQ(v.conv.weight.id(), net.conv.weight.id());
+  auto x = from_host<4>(values(2 * 4 * 6, 0.2), Shape{2, 1, 4, 6});
+  EXPECT_EQ(v.forward(x).shape(), (Shape{2, 1, 4, 6}));
+  testing::expect_grads<ConvNet, 4>(net, x, [](const ConvNet& m, const Tensor<4>& in) {
+    auto y = m.forward(in);
+    return (y * y).sum();
+  });
+}
+
 TEST(Conv, MisuseNamesTheLayer) {
   Conv2d conv = Conv2dConfig({3, 8}, {3, 3}).init(dev());
   testing::expect_error(
