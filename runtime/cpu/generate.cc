@@ -5,6 +5,7 @@
 #include "runtime/cpu/convert.h"
 #include "runtime/cpu/cpu_buffer.h"
 #include "runtime/cpu/kernels.h"
+#include "runtime/cpu/parallel.h"
 #include "runtime/cpu/strided.h"
 
 namespace ember::runtime::cpu {
@@ -45,11 +46,16 @@ Array run_random(const TensorType& out_type, const ir::RandomAttrs& a) {
   dispatch_dtype(out_type.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* p = base_ptr<T>(out);
-    for (int64_t i = 0; i < n; ++i) {
-      double v = ir::philox_sample(static_cast<int>(a.dist), a.a, a.b,
-                                   a.offset + static_cast<uint64_t>(i), a.seed);
-      p[i] = convert<T>(v);
-    }
+    // Counter-based: every element is independent, so large draws (dropout masks, recomputed in
+    // the backward too) split over the cores.
+    constexpr int64_t kChunk = 1 << 15;
+    parallel_for((n + kChunk - 1) / kChunk, [&](int64_t c) {
+      for (int64_t i = c * kChunk; i < std::min(n, (c + 1) * kChunk); ++i) {
+        double v = ir::philox_sample(static_cast<int>(a.dist), a.a, a.b,
+                                     a.offset + static_cast<uint64_t>(i), a.seed);
+        p[i] = convert<T>(v);
+      }
+    });
   });
   return out;
 }
