@@ -66,15 +66,23 @@ def main():
     ap.add_argument("ember_bench")
     ap.add_argument("--iters", type=int, default=30)
     ap.add_argument("--only", default="")
+    ap.add_argument("--rounds", type=int, default=3)
     args = ap.parse_args()
     torch.set_num_threads(2)
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads")
     for name, make in WORKLOADS.items():
         if args.only and not re.search(args.only, name):
             continue
-        t = torch_median_ms(make, args.iters)
-        e = ember_median_ms(args.ember_bench, name)
-        print(f"{name:20s} torch eager {t:8.2f} ms   ember {e:8.2f} ms   ember/torch {e / t:5.2f}x")
+        # Alternating rounds, so that a machine whose load drifts weighs on both alike; the
+        # ratio is the median of the rounds' ratios.
+        ts, es = [], []
+        for _ in range(args.rounds):
+            ts.append(torch_median_ms(make, args.iters))
+            es.append(ember_median_ms(args.ember_bench, name))
+        ratio = statistics.median(e / t for e, t in zip(es, ts))
+        print(f"{name:20s} torch eager {statistics.median(ts):8.2f} ms   ember "
+              f"{statistics.median(es):8.2f} ms   ember/torch {ratio:5.2f}x "
+              f"(rounds: {', '.join(f'{e:.1f}/{t:.1f}' for e, t in zip(es, ts))})")
     return 0
 
 
