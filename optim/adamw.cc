@@ -1,0 +1,14 @@
+#include "optim/adamw.h"
+
+#include "nn/checks.h"
+
+namespace ember::optim {
+
+AdamW AdamWConfig::init() const {
+  detail::check_adam_hyper("AdamWConfig", beta_1, beta_2, epsilon);
+  nn::detail::check_range("AdamWConfig", "weight_decay", weight_decay, 0, 1e300);
+  if (grad_clipping) grad_clipping->check();
+  return AdamW(AdamWRule({beta_1, beta_2, epsilon, amsgrad}, weight_decay), grad_clipping);
+}
+
+}  // namespace ember::optim

@@ -1,0 +1,66 @@
+// Learning-rate schedulers against their closed forms.
+#include <gtest/gtest.h>
+
+#include <numbers>
+
+#include "tests/optim/test_util.h"
+
+namespace ember::optim {
+namespace {
+
+using testing::expect_error;
+
+void expect_schedule(LrScheduler& s, int steps, const std::function<double(int)>& closed_form) {
+  for (int k = 0; k < steps; ++k) EXPECT_NEAR(s.step(), closed_form(k), 1e-12) << "step " << k;
+}
+
+TEST(Scheduler, Constant) {
+  ConstantLr s(0.3);
+  expect_schedule(s, 5, [](int) { return 0.3; });
+}
+
+TEST(Scheduler, LinearReachesTheFinalRateAndStays) {
+  LinearLrScheduler s(1.0, 0.2, 4);
+  expect_schedule(s, 8, [](int k) { return 1.0 + (0.2 - 1.0) * std::min(k, 4) / 4.0; });
+}
+
+TEST(Scheduler, Exponential) {
+  ExponentialLrScheduler s(0.5, 0.9);
+  expect_schedule(s, 10, [](int k) { return 0.5 * std::pow(0.9, k); });
+}
+
+TEST(Scheduler, StepDropsEveryStepSize) {
+  StepLrScheduler s(0.4, 3, 0.5);
+  expect_schedule(s, 10, [](int k) { return 0.4 * std::pow(0.5, k / 3); });
+}
+
+TEST(Scheduler, CosineAnnealingRestartsAfterItsPeriod) {
+  CosineAnnealingLrScheduler s(1.0, 5, 0.1);
+  expect_schedule(
+      s, 14, [](int k) { return 0.1 + 0.45 * (1 + std::cos(std::numbers::pi * (k % 6) / 5.0)); });
+}
+
+TEST(Scheduler, WarmUpScalesTheWrappedSchedule) {
+  WarmUpLrScheduler s(std::make_unique<ExponentialLrScheduler>(1.0, 0.5), 4);
+  expect_schedule(s, 8, [](int k) { return std::pow(0.5, k) * std::min(1.0, (k + 1) / 4.0); });
+}
+
+TEST(Scheduler, CloneContinuesFromTheSamePosition) {
+  WarmUpLrScheduler s(std::make_unique<StepLrScheduler>(1.0, 2, 0.1), 3);
+  s.step();
+  s.step();
+  auto copy = s.clone();
+  for (int k = 0; k < 5; ++k) EXPECT_EQ(s.step(), copy->step());
+}
+
+TEST(Scheduler, BadArgumentsThrow) {
+  expect_error([] { ConstantLr(-1); }, {"ConstantLr", "lr"});
+  expect_error([] { LinearLrScheduler(1, 0, 0); }, {"LinearLrScheduler", "num_iters"});
+  expect_error([] { ExponentialLrScheduler(1, 1.5); }, {"ExponentialLrScheduler", "gamma"});
+  expect_error([] { CosineAnnealingLrScheduler(0.1, 10, 0.2); },
+               {"CosineAnnealingLrScheduler", "min_lr"});
+  expect_error([] { WarmUpLrScheduler(nullptr, 3); }, {"WarmUpLrScheduler"});
+}
+
+}  // namespace
+}  // namespace ember::optim
