@@ -1,7 +1,7 @@
 // Trains a multilayer perceptron on Fashion-MNIST: the model is an nn module (nn::Linear,
-// nn::Relu), the loss nn::CrossEntropyLoss, and the optimizer a hand-written Adam step keyed on
-// the parameters' ids. Each training step records the forward pass, backward() and the
-// parameter update as lazy ops; reading the loss runs them as one flush (fused on GPUs).
+// nn::Relu), the loss nn::CrossEntropyLoss, and the optimizer optim::Adam (Burn's defaults), which
+// keeps its moments by parameter id. Each training step records the forward pass, backward() and
+// the parameter update as lazy ops; reading the loss runs them as one flush (fused on GPUs).
 //
 //   fashion_mnist [--epochs N] [--batch B] [--lr X] [--hidden H] [--limit STEPS] [--eval IMAGES]
 //                 [--data DIR] [--min-accuracy PERCENT]
@@ -23,10 +23,10 @@
 #include <cstring>
 #include <random>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "nn/nn.h"
+#include "optim/optim.h"
 
 using namespace ember;
 
@@ -136,39 +136,6 @@ Mlp make_mlp(int64_t hidden, const Device& dev) {
           nn::LinearConfig(hidden, 10).init(dev), nn::Relu()};
 }
 
-// Adam with its moments keyed on each parameter's ParamId (stable across steps). A step maps the
-// module to a new one whose parameters hold the updated values, outside the tape.
-class Adam {
- public:
-  explicit Adam(double lr) : lr_(lr) {}
-
-  Mlp step(const Mlp& model, const Gradients& grads) {
-    ++t_;
-    NoGradGuard no_grad;
-    return nn::map_params(model, [&](const std::string&, const auto& p) {
-      using T = std::decay_t<decltype(p.val())>;
-      T g = p.grad(grads).value();
-      auto [it, fresh] = moments_.try_emplace(p.id());
-      if (fresh) it->second = {g.zeros_like().raw(), g.zeros_like().raw()};
-      T m = T(it->second.m) * kBeta1 + g * (1 - kBeta1);
-      T v = T(it->second.v) * kBeta2 + g * g * (1 - kBeta2);
-      it->second = {m.raw(), v.raw()};
-      double c1 = 1 - std::pow(kBeta1, t_), c2 = 1 - std::pow(kBeta2, t_);
-      auto update = (m / c1) / ((v / c2).sqrt() + kEps);
-      return p.with_value(p.val().detach() - update * lr_);
-    });
-  }
-
- private:
-  static constexpr double kBeta1 = 0.9, kBeta2 = 0.999, kEps = 1e-8;
-  struct Moments {
-    RawTensor m, v;
-  };
-  double lr_;
-  int t_ = 0;
-  std::unordered_map<nn::ParamId, Moments> moments_;
-};
-
 class ProgressBar {
  public:
   ProgressBar(int epoch, int epochs, int64_t total)
@@ -229,7 +196,7 @@ double train(const Options& o) {
   Mlp model = make_mlp(o.hidden, dev);
   std::printf("%s\n", model.to_string().c_str());
   nn::CrossEntropyLoss loss_fn = nn::CrossEntropyLossConfig().init();
-  Adam adam(o.lr);
+  optim::Adam adam = optim::AdamConfig().init();
   std::mt19937_64 shuffle_rng(42);
   int64_t steps = train.n / o.batch;
   if (o.limit > 0) steps = std::min(steps, o.limit);
@@ -248,7 +215,7 @@ double train(const Options& o) {
       auto loss = loss_fn.forward(model.forward(b.x), b.y);
       Gradients grads = loss.backward();
       ++step;
-      model = adam.step(model, grads);
+      model = adam.step(o.lr, model, optim::GradientsParams::from_grads(grads, model));
       const double step_loss = loss.into_scalar();  // the step's sync point
       if (!std::isfinite(step_loss)) {
         throw Error("fashion_mnist: training diverged: loss " + std::to_string(step_loss) +
