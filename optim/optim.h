@@ -7,6 +7,7 @@
 #include "optim/clip_grad_norm.h"
 #include "optim/grad_clipping.h"
 #include "optim/gradients_params.h"
+#include "optim/grads_accumulator.h"
 #include "optim/optimizer.h"
 #include "optim/rms_prop.h"
 #include "optim/scheduler/constant.h"
