@@ -3,6 +3,7 @@
 #include <string>
 
 #include "nn/checks.h"
+#include "optim/checks.h"
 
 namespace ember::optim {
 
@@ -22,7 +23,7 @@ void check_adam_hyper(const char* config, double beta_1, double beta_2, double e
 
 Adam AdamConfig::init() const {
   detail::check_adam_hyper("AdamConfig", beta_1, beta_2, epsilon);
-  if (weight_decay) nn::detail::check_range("AdamConfig", "weight_decay", *weight_decay, 0, 1e300);
+  detail::check_non_negative("AdamConfig", "weight_decay", weight_decay);
   if (grad_clipping) grad_clipping->check();
   return Adam(AdamRule({beta_1, beta_2, epsilon, amsgrad}, weight_decay), grad_clipping);
 }

@@ -1,13 +1,14 @@
 #include "optim/sgd.h"
 
 #include "nn/checks.h"
+#include "optim/checks.h"
 
 namespace ember::optim {
 
 Sgd SgdConfig::init() const {
-  if (weight_decay) nn::detail::check_range("SgdConfig", "weight_decay", *weight_decay, 0, 1e300);
+  detail::check_non_negative("SgdConfig", "weight_decay", weight_decay);
   if (momentum) {
-    nn::detail::check_range("SgdConfig", "momentum", momentum->momentum, 0, 1e300);
+    detail::check_non_negative("SgdConfig", "momentum", momentum->momentum);
     nn::detail::check_range("SgdConfig", "dampening", momentum->dampening, 0, 1);
   }
   if (grad_clipping) grad_clipping->check();

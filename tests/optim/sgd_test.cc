@@ -68,5 +68,13 @@ TEST(Sgd, ConfigRoundTripsThroughJson) {
   EXPECT_EQ(SgdConfig::from_json(c.to_json()), c);
 }
 
+TEST(Sgd, BadConfigsThrow) {
+  expect_error([] { SgdConfig().with_weight_decay(-0.1).init(); }, {"SgdConfig", "weight_decay"});
+  expect_error([] { SgdConfig().with_momentum(MomentumConfig().with_dampening(2)).init(); },
+               {"SgdConfig", "dampening"});
+  expect_error([] { SgdConfig().with_grad_clipping(GradientClippingConfig::value(-1)).init(); },
+               {"GradientClipping", "threshold"});
+}
+
 }  // namespace
 }  // namespace ember::optim
