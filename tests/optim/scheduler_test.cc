@@ -45,6 +45,14 @@ TEST(Scheduler, WarmUpScalesTheWrappedSchedule) {
   expect_schedule(s, 8, [](int k) { return std::pow(0.5, k) * std::min(1.0, (k + 1) / 4.0); });
 }
 
+TEST(Scheduler, NoamRisesThenDecays) {
+  NoamLrScheduler s(2.0, 4, 16);
+  expect_schedule(s, 10, [](int k) {
+    double step = k + 1;
+    return 2.0 / 4.0 * std::min(1 / std::sqrt(step), step * std::pow(4.0, -1.5));
+  });
+}
+
 TEST(Scheduler, CloneContinuesFromTheSamePosition) {
   WarmUpLrScheduler s(std::make_unique<StepLrScheduler>(1.0, 2, 0.1), 3);
   s.step();
@@ -60,6 +68,7 @@ TEST(Scheduler, BadArgumentsThrow) {
   expect_error([] { CosineAnnealingLrScheduler(0.1, 10, 0.2); },
                {"CosineAnnealingLrScheduler", "min_lr"});
   expect_error([] { WarmUpLrScheduler(nullptr, 3); }, {"WarmUpLrScheduler"});
+  expect_error([] { NoamLrScheduler(1, 0, 16); }, {"NoamLrScheduler", "warmup_steps"});
 }
 
 }  // namespace
