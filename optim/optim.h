@@ -11,6 +11,7 @@
 #include "optim/lion.h"
 #include "optim/optimizer.h"
 #include "optim/rms_prop.h"
+#include "optim/scheduler/composed.h"
 #include "optim/scheduler/constant.h"
 #include "optim/scheduler/cosine_annealing.h"
 #include "optim/scheduler/exponential.h"

@@ -53,6 +53,28 @@ TEST(Scheduler, NoamRisesThenDecays) {
   });
 }
 
+std::vector<std::unique_ptr<LrScheduler>> exp_and_step() {
+  std::vector<std::unique_ptr<LrScheduler>> v;
+  v.push_back(std::make_unique<ExponentialLrScheduler>(0.5, 0.9));
+  v.push_back(std::make_unique<StepLrScheduler>(2.0, 3, 0.1));
+  return v;
+}
+
+TEST(Scheduler, ComposedCombinesEveryScheduler) {
+  using R = ComposedLrScheduler::Reduction;
+  auto a = [](int k) { return 0.5 * std::pow(0.9, k); };
+  auto b = [](int k) { return 2.0 * std::pow(0.1, k / 3); };
+  ComposedLrScheduler prod(exp_and_step(), R::prod), sum(exp_and_step(), R::sum),
+      avg(exp_and_step(), R::avg);
+  expect_schedule(prod, 7, [&](int k) { return a(k) * b(k); });
+  expect_schedule(sum, 7, [&](int k) { return a(k) + b(k); });
+  expect_schedule(avg, 7, [&](int k) { return (a(k) + b(k)) / 2; });
+  ComposedLrScheduler copy(exp_and_step());
+  copy = prod;  // an independent copy at step 7
+  expect_schedule(copy, 3, [&](int k) { return a(k + 7) * b(k + 7); });
+  expect_schedule(prod, 3, [&](int k) { return a(k + 7) * b(k + 7); });
+}
+
 TEST(Scheduler, CloneContinuesFromTheSamePosition) {
   WarmUpLrScheduler s(std::make_unique<StepLrScheduler>(1.0, 2, 0.1), 3);
   s.step();
@@ -69,6 +91,7 @@ TEST(Scheduler, BadArgumentsThrow) {
                {"CosineAnnealingLrScheduler", "min_lr"});
   expect_error([] { WarmUpLrScheduler(nullptr, 3); }, {"WarmUpLrScheduler"});
   expect_error([] { NoamLrScheduler(1, 0, 16); }, {"NoamLrScheduler", "warmup_steps"});
+  expect_error([] { ComposedLrScheduler({}); }, {"ComposedLrScheduler"});
 }
 
 }  // namespace
