@@ -18,6 +18,7 @@
 #include "optim/scheduler/linear.h"
 #include "optim/scheduler/lr_scheduler.h"
 #include "optim/scheduler/noam.h"
+#include "optim/scheduler/reduce_on_plateau.h"
 #include "optim/scheduler/step.h"
 #include "optim/scheduler/warm_up.h"
 #include "optim/sgd.h"

@@ -75,6 +75,31 @@ TEST(Scheduler, ComposedCombinesEveryScheduler) {
   expect_schedule(prod, 3, [&](int k) { return a(k + 7) * b(k + 7); });
 }
 
+TEST(Scheduler, ReduceOnPlateauCutsAfterPatienceWithCooldown) {
+  ReduceLrOnPlateau::Options o;
+  o.factor = 0.5;
+  o.patience = 2;
+  o.cooldown = 1;
+  o.min_lr = 0.2;
+  ReduceLrOnPlateau s(1.0, o);
+  // Traced by hand from PyTorch's rule: a cut after 3 steps without a new best, none counted in
+  // the step after a cut, never below min_lr.
+  std::vector<double> metric = {1.0,  0.9,  0.95, 0.95, 0.95, 0.95, 0.95,
+                                0.95, 0.95, 0.8,  0.8,  0.8,  0.8};
+  std::vector<double> want = {1, 1, 1, 1, 0.5, 0.5, 0.5, 0.5, 0.25, 0.25, 0.25, 0.25, 0.2};
+  for (size_t i = 0; i < metric.size(); ++i) EXPECT_EQ(s.step(metric[i]), want[i]) << i;
+}
+
+TEST(Scheduler, ReduceOnPlateauInMaxMode) {
+  ReduceLrOnPlateau::Options o;
+  o.mode = ReduceLrOnPlateau::Mode::max;
+  o.patience = 0;
+  ReduceLrOnPlateau s(1.0, o);
+  EXPECT_EQ(s.step(0.5), 1.0);           // first value: a new best
+  EXPECT_EQ(s.step(0.6), 1.0);           // higher is better
+  EXPECT_NEAR(s.step(0.6), 0.1, 1e-15);  // no improvement, patience 0
+}
+
 TEST(Scheduler, CloneContinuesFromTheSamePosition) {
   WarmUpLrScheduler s(std::make_unique<StepLrScheduler>(1.0, 2, 0.1), 3);
   s.step();
@@ -92,6 +117,7 @@ TEST(Scheduler, BadArgumentsThrow) {
   expect_error([] { WarmUpLrScheduler(nullptr, 3); }, {"WarmUpLrScheduler"});
   expect_error([] { NoamLrScheduler(1, 0, 16); }, {"NoamLrScheduler", "warmup_steps"});
   expect_error([] { ComposedLrScheduler({}); }, {"ComposedLrScheduler"});
+  expect_error([] { ReduceLrOnPlateau(0.1, {.factor = 1.5}); }, {"ReduceLrOnPlateau", "factor"});
 }
 
 }  // namespace
