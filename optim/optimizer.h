@@ -54,6 +54,9 @@ class Optimizer {
   // Parameters with state (those stepped at least once).
   size_t num_states() const { return states_.size(); }
   const std::unordered_map<ParamId, State>& states() const { return states_; }
+  // Replaces the state with one saved from states() (of this optimizer or one of the same rule):
+  // the steps that follow continue the saved trajectory.
+  void load_states(std::unordered_map<ParamId, State> states) { states_ = std::move(states); }
   // Moves every state tensor to `device` (states also follow their parameter at the next step).
   void to_device(const Device& device) {
     for (auto& [id, s] : states_) s = s.to_device(device);

@@ -24,8 +24,10 @@ inline nn::Linear fixed_linear() {
 
 // The model's gradients for the fixed batch, by parameter id.
 inline GradientsParams fixed_grads(const nn::Linear& l) {
-  auto x = from_host<2>(kX, Shape{4, 3});
-  auto y = from_host<2>(kY, Shape{4, 2});
+  // On the model's device, which a test may have moved off the suite's.
+  const Device& on = l.weight.device();
+  auto x = Tensor<2>::from_data(TensorData(kX, Shape{4, 3}).convert(DType::F32), on);
+  auto y = Tensor<2>::from_data(TensorData(kY, Shape{4, 2}).convert(DType::F32), on);
   auto d = l.forward(x) - y;
   Gradients grads = (d * d).mean().backward();
   return GradientsParams::from_grads(grads, l);
