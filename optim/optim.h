@@ -9,6 +9,7 @@
 #include "optim/gradients_params.h"
 #include "optim/grads_accumulator.h"
 #include "optim/lion.h"
+#include "optim/muon.h"
 #include "optim/optimizer.h"
 #include "optim/rms_prop.h"
 #include "optim/scheduler/composed.h"
