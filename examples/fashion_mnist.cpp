@@ -1,7 +1,7 @@
 // Trains a multilayer perceptron on Fashion-MNIST: the model is an nn module (nn::Linear,
-// nn::Relu), the loss nn::CrossEntropyLoss, and the optimizer a hand-written Adam step keyed on
-// the parameters' ids. Each training step records the forward pass, backward() and the
-// parameter update as lazy ops; reading the loss runs them as one flush (fused on GPUs).
+// nn::Relu), the loss nn::CrossEntropyLoss, and the optimizer optim::Adam (Burn's defaults), which
+// keeps its moments by parameter id. Each training step records the forward pass, backward() and
+// the parameter update as lazy ops; reading the loss runs them as one flush (fused on GPUs).
 //
 //   fashion_mnist [--epochs N] [--batch B] [--lr X] [--hidden H] [--limit STEPS] [--eval IMAGES]
 //                 [--data DIR] [--min-accuracy PERCENT]
@@ -23,14 +23,13 @@
 #include <cstring>
 #include <random>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "mnist_training.h"
 #include "nn/nn.h"
+#include "optim/optim.h"
 
 using namespace ember;
-using mnist_training::Adam;
 using mnist_training::Batch;
 using mnist_training::HostSet;
 using mnist_training::kPixels;
@@ -126,7 +125,7 @@ double train(const Options& o) {
   Mlp model = make_mlp(o.hidden, dev);
   std::printf("%s\n", model.to_string().c_str());
   nn::CrossEntropyLoss loss_fn = nn::CrossEntropyLossConfig().init();
-  Adam adam(o.lr);
+  optim::Adam adam = optim::AdamConfig().init();
   std::mt19937_64 shuffle_rng(42);
   int64_t steps = train.n / o.batch;
   if (o.limit > 0) steps = std::min(steps, o.limit);
@@ -145,7 +144,7 @@ double train(const Options& o) {
       auto loss = loss_fn.forward(model.forward(b.x), b.y);
       Gradients grads = loss.backward();
       ++step;
-      model = adam.step(model, grads);
+      model = adam.step(o.lr, model, optim::GradientsParams::from_grads(grads, model));
       const double step_loss = loss.into_scalar();  // the step's sync point
       if (!std::isfinite(step_loss)) {
         throw Error("fashion_mnist: training diverged: loss " + std::to_string(step_loss) +

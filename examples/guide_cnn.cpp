@@ -1,6 +1,6 @@
 // The Burn Book guide's model, written with nn pieces only: two 3x3 convolutions with dropout,
 // ReLU, adaptive average pooling to 8x8, then two linear layers, trained on Fashion-MNIST with
-// nn::CrossEntropyLoss and a hand-written Adam step (mnist_training.h, shared with fashion_mnist).
+// nn::CrossEntropyLoss and optim::Adam (Burn's defaults).
 //
 //   guide_cnn [--epochs N] [--batch B] [--lr X] [--limit STEPS] [--eval IMAGES] [--data DIR]
 //             [--min-accuracy PERCENT] [--check-loss-drop]
@@ -20,6 +20,7 @@
 
 #include "mnist_training.h"
 #include "nn/nn.h"
+#include "optim/optim.h"
 
 using namespace ember;
 using namespace mnist_training;
@@ -138,7 +139,7 @@ int run(const Options& o) {
   std::printf("%s\n", model.to_string().c_str());
   std::printf("Adam lr %g, batch %lld\n", o.lr, static_cast<long long>(o.batch));
   nn::CrossEntropyLoss loss_fn = nn::CrossEntropyLossConfig().init();
-  Adam adam(o.lr);
+  optim::Adam adam = optim::AdamConfig().init();
   std::mt19937_64 shuffle_rng(42);
   int64_t steps = train.n / o.batch;
   if (o.limit > 0) steps = std::min(steps, o.limit);
@@ -155,7 +156,7 @@ int run(const Options& o) {
       Batch b = make_batch(train, order, s * o.batch, o.batch, dev);
       auto loss = loss_fn.forward(model.forward(images(b)), b.y);
       Gradients grads = loss.backward();
-      model = adam.step(model, grads);
+      model = adam.step(o.lr, model, optim::GradientsParams::from_grads(grads, model));
       const double step_loss = loss.into_scalar();  // the step's sync point
       if (!std::isfinite(step_loss)) {
         throw Error("guide_cnn: training diverged: loss " + std::to_string(step_loss) +

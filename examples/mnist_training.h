@@ -1,6 +1,6 @@
 #pragma once
-// What the Fashion-MNIST examples share: the data on the host and its batches, a hand-written
-// Adam step keyed on the parameters' ids, a progress bar, and the test accuracy.
+// What the Fashion-MNIST examples share: the data on the host and its batches, a progress bar,
+// and the test accuracy.
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,7 +9,6 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "data/fashion_mnist.h"
@@ -58,40 +57,6 @@ inline Batch make_batch(const HostSet& s, const std::vector<int64_t>& order, int
   return {Tensor<2>::from_data(TensorData(x, Shape{b, kPixels}), dev),
           Tensor<1, Int>::from_data(TensorData(y, Shape{b}), dev)};
 }
-
-// Adam with its moments keyed on each parameter's ParamId (stable across steps). A step maps the
-// module to a new one whose parameters hold the updated values, outside the tape.
-class Adam {
- public:
-  explicit Adam(double lr) : lr_(lr) {}
-
-  template <class M>
-  M step(const M& model, const Gradients& grads) {
-    ++t_;
-    NoGradGuard no_grad;
-    return nn::map_params(model, [&](const std::string&, const auto& p) {
-      using T = std::decay_t<decltype(p.val())>;
-      T g = p.grad(grads).value();
-      auto [it, fresh] = moments_.try_emplace(p.id());
-      if (fresh) it->second = {g.zeros_like().raw(), g.zeros_like().raw()};
-      T m = T(it->second.m) * kBeta1 + g * (1 - kBeta1);
-      T v = T(it->second.v) * kBeta2 + g * g * (1 - kBeta2);
-      it->second = {m.raw(), v.raw()};
-      double c1 = 1 - std::pow(kBeta1, t_), c2 = 1 - std::pow(kBeta2, t_);
-      auto update = (m / c1) / ((v / c2).sqrt() + kEps);
-      return p.with_value(p.val().detach() - update * lr_);
-    });
-  }
-
- private:
-  static constexpr double kBeta1 = 0.9, kBeta2 = 0.999, kEps = 1e-8;
-  struct Moments {
-    RawTensor m, v;
-  };
-  double lr_;
-  int t_ = 0;
-  std::unordered_map<nn::ParamId, Moments> moments_;
-};
 
 class ProgressBar {
  public:

@@ -14,10 +14,11 @@ declare -A allowed=(
   [jit]="ir runtime autotune kernels jit"
   [frontend]="ir runtime autotune kernels jit frontend"
   [nn]="ir frontend nn"
+  [optim]="ir frontend nn optim"
   [data]="ir frontend data"
-  [tools]="ir runtime autotune kernels jit frontend nn data tools"
+  [tools]="ir runtime autotune kernels jit frontend nn optim data tools"
 )
-layers="ir runtime autotune kernels jit frontend nn data tools"
+layers="ir runtime autotune kernels jit frontend nn optim data tools"
 status=0
 checked=0
 for layer in "${!allowed[@]}"; do
