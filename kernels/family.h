@@ -79,6 +79,9 @@ class Family {
                             const runtime::Backend&) const {
     return g;
   }
+  // The switches the rewrite reads besides the graph and the device (a requested split-K): a
+  // flush replays the last one's plan only under the same (the plan is of the rewritten graph).
+  virtual uint64_t rewrite_settings() const { return 0; }
 
   // ---- variants
   // The variant kp runs: forced, stored or the heuristic's; one the family admits for kp's

@@ -188,7 +188,8 @@ void Stream::flush_locked() {
     }
   }
   if (!live.empty()) {
-    memo_.same_graph = repeats_last(outputs, memo_.same_scalars);
+    jit::FlushHints hints{replay_id_};
+    hints.same_graph = repeats_last(outputs, hints.same_scalars);
     std::vector<ir::ValueId> recorded_outputs = outputs;  // prune renumbers `outputs`
     // When every pending node is needed (a chain of ops), the graph moves instead of being
     // copied node by node; it moves back if execution throws, so pending values stay intact.
@@ -196,7 +197,7 @@ void Stream::flush_locked() {
     ir::Graph g = whole ? std::move(graph_) : graph_.prune(outputs);
     std::vector<jit::Outcome> results;
     try {
-      results = jit::execute(g, outputs, inputs_, backend_for(device_), &memo_);
+      results = jit::execute(g, outputs, inputs_, backend_for(device_), hints);
     } catch (...) {
       if (whole) graph_ = std::move(g);
       last_graph_.clear();  // nothing to replay after a failed flush

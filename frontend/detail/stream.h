@@ -36,6 +36,9 @@ runtime::Backend& backend_for(const Device& device);
 class Stream {
  public:
   static Stream& of(const Device& device);
+  ~Stream() { jit::release_stream(replay_id_); }
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
 
   // Records one or more primitives: `build(builder, bind)` appends them and returns the result's
   // value id; `bind(t)` gives the id of an input tensor. Throws (recording nothing live) when
@@ -76,10 +79,10 @@ class Stream {
   void reset_unflushed_ops();
 
  private:
-  explicit Stream(Device d) : device_(d) {}
+  explicit Stream(Device d) : device_(d), replay_id_(jit::new_stream_id()) {}
   ir::ValueId bind_locked(const RawTensor& t);
   // Whether the pending graph with `outputs` repeats the last flush's node for node (see
-  // jit::ReplayMemo); `scalars_same`: and every scalar too.
+  // jit::FlushHints); `scalars_same`: and every scalar too.
   bool repeats_last(const std::vector<ir::ValueId>& outputs, bool& scalars_same) const;
   RawTensor finish_record(ir::ValueId id);
   RawTensor pending_value(ir::ValueId id);
@@ -96,7 +99,8 @@ class Stream {
   // The last flush's graph and outputs.
   ir::Graph last_graph_;
   std::vector<ir::ValueId> last_outputs_;
-  jit::ReplayMemo memo_;
+  // Names this stream's replay slot in the jit (what a repeated flush reuses).
+  uint64_t replay_id_;
   // The scalar nodes of the pending graph (scalar_locked), the last few distinct ones.
   struct ScalarNode {
     ir::Scalar value;

@@ -179,18 +179,25 @@ std::vector<Outcome> execute_planned(const ir::Graph& g, const std::vector<ir::V
 
 // Rewrites before planning, each family's in registry order (split-K matmuls, then long
 // reductions split in two). Both are functions of the graph and the settings, so a memo of the
-// original graph's flush serves the rewritten one.
+// original graph's flush serves the rewritten one when the settings are the same.
 std::vector<Outcome> execute_compiled(const ir::Graph& g, const std::vector<ir::ValueId>& outputs,
                                       std::span<const runtime::Array> inputs,
                                       runtime::Backend& backend, ReplayMemo* memo) {
   std::optional<ir::Graph> rewritten;
   std::vector<ir::ValueId> rewritten_outputs = outputs;
+  uint64_t settings = 0;
   for (const Family* f : families()) {
+    settings = settings * 1000003u + f->rewrite_settings();
     const ir::Graph& current = rewritten ? *rewritten : g;
     if (f->rewrites(current, backend)) rewritten = f->rewrite(current, rewritten_outputs, backend);
   }
-  if (!rewritten) return execute_planned(g, outputs, inputs, backend, memo);
-  return execute_planned(*rewritten, rewritten_outputs, inputs, backend, memo);
+  // A memo made under other rewrite switches holds the plan of another rewritten graph.
+  if (memo != nullptr && memo->state && memo->state->rewrite_settings != settings) memo->forget();
+  std::vector<Outcome> out =
+      rewritten ? execute_planned(*rewritten, rewritten_outputs, inputs, backend, memo)
+                : execute_planned(g, outputs, inputs, backend, memo);
+  if (memo != nullptr && memo->state) memo->state->rewrite_settings = settings;
+  return out;
 }
 
 }  // namespace ember::jit

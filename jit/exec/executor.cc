@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "ir/error.h"
 #include "jit/dump.h"
+#include "jit/exec/plan_cache.h"
 #include "jit/exec/reduce_in_slabs.h"
 #include "jit/stats.h"
 
@@ -19,8 +20,9 @@ std::vector<Outcome> execute_compiled(const ir::Graph& g, const std::vector<ir::
 
 std::vector<Outcome> execute(const ir::Graph& g, const std::vector<ir::ValueId>& outputs,
                              std::span<const runtime::Array> inputs, runtime::Backend& backend,
-                             ReplayMemo* memo) {
+                             const FlushHints& hints) {
   counters().flushes.fetch_add(1, std::memory_order_relaxed);
+  ReplayMemo* memo = replay_slot(hints);
   if (dump_enabled("ir")) {
     uint64_t h = ir::structural_hash(g, outputs);
     dump("ir", absl::StrCat("graph_", absl::Hex(h, absl::kZeroPad16), ".ir"),

@@ -24,27 +24,27 @@ void clear_plan_cache();
 // Prefixes a run-time error with the user op that recorded the failing primitive.
 std::string labelled_error(const ir::Node& n, const std::string& message);
 
-// What a caller (a device's stream) keeps from one flush to the next: when a flush's graph
-// equals the previous one node for node (ir::match_nodes) with the same outputs, that
-// flush's plan, plan key and lowered kernels are reused without hashing, planning or lowering
-// again; the scalar words are rewritten only when a scalar changed. An eager step recorded the
-// same way every time (a training loop's) pays one comparison per node instead.
-struct ReplayMemo {
-  ReplayMemo();
-  ~ReplayMemo();
-  void forget();  // nothing to reuse
-  // Set by the caller before each flush.
+// What the recorder of a flush knows of it: which stream recorded it, and whether its graph
+// equals that stream's previous flush node for node (ir::match_nodes) with the same outputs.
+// The jit keeps, per stream, what the stream's last flush can reuse (jit/exec/replay_slots.h):
+// a repeated flush reuses that flush's plan, plan key and lowered kernels without hashing,
+// planning or lowering again, rewriting the scalar words only when a scalar changed. An eager
+// step recorded the same way every time (a training loop's) pays one comparison per node instead.
+struct FlushHints {
+  uint64_t stream = 0;        // from new_stream_id(); 0: no replay
   bool same_graph = false;    // same nodes but maybe scalars, same outputs as the last flush
   bool same_scalars = false;  // and the same scalars too
-  struct State;
-  std::unique_ptr<State> state;  // what the last flush left to reuse; null: nothing
 };
+
+// An id for a recording stream's replay slot, and its release when the stream goes.
+uint64_t new_stream_id();
+void release_stream(uint64_t stream);
 
 // `inputs[slot]` binds the graph's Input nodes. Values are released as soon as their last
 // consumer has run. An error in one node (an index out of range) fails only the outputs that
-// depend on it. `memo` (optional) carries what the next flush of the same graph can reuse.
+// depend on it.
 std::vector<Outcome> execute(const ir::Graph& g, const std::vector<ir::ValueId>& outputs,
                              std::span<const runtime::Array> inputs, runtime::Backend& backend,
-                             ReplayMemo* memo = nullptr);
+                             const FlushHints& hints = {});
 
 }  // namespace ember::jit

@@ -132,4 +132,46 @@ ReplayMemo::ReplayMemo() = default;
 ReplayMemo::~ReplayMemo() = default;
 void ReplayMemo::forget() { state.reset(); }
 
+namespace {
+
+struct ReplaySlots {
+  std::mutex mutex;
+  std::unordered_map<uint64_t, std::unique_ptr<ReplayMemo>> slots;
+};
+
+// Never destroyed: streams release their slots from their own destructors at exit, in whatever
+// order static objects go.
+ReplaySlots& replay_slots() {
+  static ReplaySlots* slots = new ReplaySlots;
+  return *slots;
+}
+
+}  // namespace
+
+uint64_t new_stream_id() {
+  static std::atomic<uint64_t> next{1};
+  return next.fetch_add(1);
+}
+
+void release_stream(uint64_t stream) {
+  std::unique_ptr<ReplayMemo> gone;  // destroyed outside the lock
+  ReplaySlots& r = replay_slots();
+  std::lock_guard lock(r.mutex);
+  auto it = r.slots.find(stream);
+  if (it == r.slots.end()) return;
+  gone = std::move(it->second);
+  r.slots.erase(it);
+}
+
+ReplayMemo* replay_slot(const FlushHints& hints) {
+  if (hints.stream == 0) return nullptr;
+  ReplaySlots& r = replay_slots();
+  std::lock_guard lock(r.mutex);
+  std::unique_ptr<ReplayMemo>& slot = r.slots[hints.stream];
+  if (!slot) slot = std::make_unique<ReplayMemo>();
+  slot->same_graph = hints.same_graph;
+  slot->same_scalars = hints.same_scalars;
+  return slot.get();
+}
+
 }  // namespace ember::jit

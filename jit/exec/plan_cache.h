@@ -62,9 +62,25 @@ class PlanCache {
 // Bumped whenever cached plans are dropped: a replay memo holding one is stale then.
 uint64_t plan_generation();
 
+struct ReplayMemo;
+// The replay slot of the flush's stream, its hints set; null when the flush names no stream.
+ReplayMemo* replay_slot(const FlushHints& hints);
+
+// A stream's replay slot: what its last flush left to reuse, and this flush's hints.
+struct ReplayMemo {
+  ReplayMemo();
+  ~ReplayMemo();
+  void forget();  // nothing to reuse
+  bool same_graph = false;
+  bool same_scalars = false;
+  struct State;
+  std::unique_ptr<State> state;  // null: nothing
+};
+
 // What a replayed flush reuses: everything its frozen plan and launches were derived from.
 struct ReplayMemo::State {
-  uint64_t generation = 0;  // plan_generation() when made
+  uint64_t generation = 0;        // plan_generation() when made
+  uint64_t rewrite_settings = 0;  // the families' rewrite switches (Family::rewrite_settings)
   bool fusion = false;
   uint64_t inputs_layout = 0;
   uint64_t key = 0;  // frozen_key

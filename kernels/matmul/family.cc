@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "kernels/matmul/lowering.h"
 #include "kernels/matmul/operands.h"
+#include "kernels/matmul/precision.h"
 #include "kernels/matmul/split_k.h"
 #include "kernels/matmul/tuning.h"
 
@@ -34,6 +35,11 @@ class MatmulFamily final : public Family {
   ir::Graph rewrite(const ir::Graph& g, std::vector<ValueId>& outputs,
                     const runtime::Backend& backend) const override {
     return split_k_matmuls(g, outputs, backend);
+  }
+  // Split-K applies to f32 matmuls that do not run on tensor cores: the parts asked for and
+  // whether TF32 puts f32 matmuls on tensor cores.
+  uint64_t rewrite_settings() const override {
+    return static_cast<uint64_t>(split_k_requested()) | uint64_t{allow_tf32()} << 8;
   }
 
   // The forced, stored or heuristic variant, then what the operands admit of it. A tile they do

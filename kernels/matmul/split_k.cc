@@ -19,6 +19,8 @@ int requested_parts() {
 
 }  // namespace
 
+int split_k_requested() { return requested_parts(); }
+
 int split_k_parts(const ir::Graph& g, ir::ValueId mm, const runtime::Backend& backend) {
   const int s = requested_parts();
   const ir::Node& n = g.node(mm);

@@ -15,6 +15,8 @@ namespace ember::jit {
 // The parts matmul `mm` of `g` is split into on `backend`: EMBER_SPLIT_K=S (a power of two up to
 // 16) for an f32 matmul on the SIMT template whose K it divides, else 1.
 int split_k_parts(const ir::Graph& g, ir::ValueId mm, const runtime::Backend& backend);
+// EMBER_SPLIT_K's parts (a power of two in 2..16), else 0.
+int split_k_requested();
 
 // Whether any matmul of `g` would be split.
 bool has_split_k(const ir::Graph& g, const runtime::Backend& backend);

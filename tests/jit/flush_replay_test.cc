@@ -2,6 +2,8 @@
 // outputs) replays the last flush's plan and launches, rewriting only changed scalars
 // (stats().replays). Every step here is checked against the CPU, so a stale scalar, seed or
 // layout in a replayed flush fails.
+#include <cstdlib>
+
 #include "jit/exec/executor.h"
 #include "tests/jit/gpu_util.h"
 
@@ -90,6 +92,25 @@ TEST(FlushReplay, FusionSwitchIsPartOfTheReplay) {
     testing::expect_same([&](const Device& d) { return chain(d, 40, 2.0, 1.0); }, dev);
   }
   EXPECT_GT(stats(dev).kernels_launched - kernels, 8) << "unfused: a kernel per op";
+}
+
+// A requested split-K rewrites the graph before planning: the same recorded step under another
+// EMBER_SPLIT_K has another rewritten graph and must plan again, not replay the last plan (it
+// did, reading past the graph: AddressSanitizer in CI, SplitK.WeightGradients/S4 after S2).
+TEST(FlushReplay, SplitKSwitchPlansAgain) {
+  EMBER_REQUIRE_GPU_DEVICE();
+  Device dev = testing::gpu_device();
+  auto step = [](const Device& d) -> std::vector<RawTensor> {
+    auto x = Tensor<2>::from_data(testing::host_uniform({8, 64}, 7), d);
+    auto w = Tensor<2>::from_data(testing::host_uniform({64, 16}, 8), d);
+    return {activation::relu(x.matmul(w)).raw()};
+  };
+  for (const char* parts : {"2", "2", "4", "16", "0"}) {
+    setenv("EMBER_SPLIT_K", parts, 1);
+    SCOPED_TRACE(parts);
+    testing::expect_same(step, dev, 1e-4, 1e-4);
+  }
+  unsetenv("EMBER_SPLIT_K");
 }
 
 }  // namespace
