@@ -124,6 +124,50 @@ void conv_direct(const T* x, const T* w, T* y, int64_t cg, int64_t og, const Geo
   }
 }
 
+// The direct loop for unpadded, unit-stride inner dims: output rows are computed at the input's
+// row pitch, so every (output channel, input channel, kernel offset) is one long contiguous
+// multiply-add over all rows of a plane (the columns past each output row take values that are
+// dropped). Reads stop k2 * dil2 short of the plane's end, which only the dropped columns need.
+template <class T>
+void conv_direct_pitched(const T* x, const T* w, T* y, int64_t cg, int64_t og, const Geometry& g,
+                         T* wide) {
+  const int64_t taps = g.k_numel(), pitch = g.in[2], rows = g.out[1], plane = rows * pitch;
+  for (int64_t o0 = 0; o0 < g.out[0]; ++o0) {
+    std::fill(wide, wide + og * plane, T(0));
+    for (int64_t k0 = 0; k0 < g.k[0]; ++k0) {
+      const int64_t i0 = o0 * g.stride[0] - g.pad[0] + k0 * g.dil[0];
+      if (i0 < 0 || i0 >= g.in[0]) continue;
+      for (int64_t k1 = 0; k1 < g.k[1]; ++k1) {
+        for (int64_t k2 = 0; k2 < g.k[2]; ++k2) {
+          const int64_t tap = (k0 * g.k[1] + k1) * g.k[2] + k2, shift = k2 * g.dil[2];
+          const int64_t length = plane - shift;
+          const int64_t first = (i0 * g.in[1] + k1 * g.dil[1]) * pitch + shift;
+          for (int64_t o = 0; o < og; ++o) {
+            T* __restrict dst = wide + o * plane;
+            for (int64_t c = 0; c < cg; ++c) {
+              const T wv = w[(o * cg + c) * taps + tap];
+              const T* __restrict src = x + c * g.in_numel() + first;
+              for (int64_t j = 0; j < length; ++j) dst[j] += wv * src[j];
+            }
+          }
+        }
+      }
+    }
+    for (int64_t o = 0; o < og; ++o) {
+      for (int64_t r = 0; r < rows; ++r) {
+        const T* src = wide + o * plane + r * pitch;
+        std::copy(src, src + g.out[2], y + o * g.out_numel() + (o0 * rows + r) * g.out[2]);
+      }
+    }
+  }
+}
+
+// Whether rows of an output plane can be computed at the input's pitch: inner dims unpadded,
+// of unit stride (the rows of the plane read consecutive input rows).
+bool pitched(const Geometry& g) {
+  return g.pad[1] == 0 && g.pad[2] == 0 && g.stride[1] == 1 && g.stride[2] == 1;
+}
+
 // Whether the direct loop beats unfolding: rows of at least 8 outputs and a short reduction.
 bool prefers_direct(const Geometry& g, int64_t rows) { return g.out[2] >= 8 && rows <= 256; }
 
@@ -171,8 +215,14 @@ void conv_typed(const Array& x, const Array& w, const ir::ConvAttrs& a, Array& o
       const int64_t parts = std::min(workers, tasks);
       for (int64_t task = tasks * t / parts; task < tasks * (t + 1) / parts; ++task) {
         const int64_t n = task / groups, gi = task % groups;
-        conv_direct(xp + (n * xs[1] + gi * cg) * g.in_numel(), wp + gi * og * rows,
-                    op + (n * os[1] + gi * og) * on, cg, og, g);
+        const T* xt = xp + (n * xs[1] + gi * cg) * g.in_numel();
+        T* yt = op + (n * os[1] + gi * og) * on;
+        if (pitched(g)) {
+          std::vector<T> wide(static_cast<size_t>(og * g.out[1] * g.in[2]));
+          conv_direct_pitched(xt, wp + gi * og * rows, yt, cg, og, g, wide.data());
+        } else {
+          conv_direct(xt, wp + gi * og * rows, yt, cg, og, g);
+        }
       }
     });
     return;

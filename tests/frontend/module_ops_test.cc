@@ -124,6 +124,7 @@ TEST(ModuleConv, Conv1dMatchesLoops) {
   check_conv<3>({{2, 3, 7}, {3, 1, 5}, {2}, {2}, {1}, 3}, 3);  // depthwise
   // Outputs at least 8 wide with short reductions: the CPU's direct loop (strided, dilated).
   check_conv<3>({{2, 4, 40}, {6, 2, 3}, {2}, {1}, {3}, 2}, 4);
+  check_conv<3>({{2, 3, 30}, {4, 3, 5}, {1}, {0}, {2}, 1}, 5);  // at the input's row pitch
 }
 
 TEST(ModuleConv, Conv2dMatchesLoops) {
@@ -135,12 +136,16 @@ TEST(ModuleConv, Conv2dMatchesLoops) {
   // The CPU's direct loop: wide rows, padding on every side, dilation, strides.
   check_conv<4>({{2, 3, 6, 21}, {5, 3, 3, 3}, {1, 1}, {1, 2}, {1, 2}, 1}, 15);
   check_conv<4>({{1, 4, 9, 33}, {4, 1, 3, 5}, {2, 2}, {2, 1}, {1, 1}, 4}, 16);
+  // Unpadded, unit-stride: rows computed at the input's pitch (dilated, grouped too).
+  check_conv<4>({{2, 3, 7, 20}, {5, 3, 3, 3}, {1, 1}, {0, 0}, {1, 2}, 1}, 17);
+  check_conv<4>({{3, 4, 10, 12}, {6, 2, 2, 4}, {1, 1}, {0, 0}, {3, 1}, 2}, 18);
 }
 
 TEST(ModuleConv, Conv3dMatchesLoops) {
   check_conv<5>({{1, 2, 4, 5, 3}, {3, 2, 2, 3, 2}, {1, 2, 1}, {1, 1, 0}, {1, 1, 2}, 1}, 20);
   check_conv<5>({{2, 4, 3, 3, 3}, {4, 2, 3, 1, 2}, {2, 1, 1}, {1, 0, 1}, {1, 1, 1}, 2}, 21);
   check_conv<5>({{1, 2, 3, 4, 12}, {3, 2, 2, 3, 3}, {1, 1, 1}, {1, 1, 1}, {2, 1, 1}, 1}, 22);
+  check_conv<5>({{2, 2, 5, 4, 12}, {3, 2, 2, 2, 3}, {2, 1, 1}, {1, 0, 0}, {1, 2, 1}, 1}, 23);
 }
 
 TEST(ModuleConv, EmptyBatchGivesEmptyOutput) {
