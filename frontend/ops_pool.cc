@@ -138,6 +138,13 @@ RawTensor flat_index(const RawTensor& x, const Window& w, const std::vector<int6
   return flat;
 }
 
+// Where candidate v replaces the running maximum: larger, or NaN (PyTorch propagates NaN). A
+// where chain, so the gradient goes to the first maximum of a window, as PyTorch's.
+RawTensor takes_max(const RawTensor& v, const RawTensor& best) {
+  return prim::binary(BinaryFn::LogicalOr, prim::binary(BinaryFn::Gt, v, best),
+                      prim::unary(ir::UnaryFn::IsNan, v));
+}
+
 RawTensor constant(const std::vector<double>& values, const Shape& shape, DType dtype,
                    const Device& device) {
   return prim::cast(prim::from_data(TensorData(values, shape), device), dtype);
@@ -159,9 +166,7 @@ RawTensor max_pool(const char* op, const RawTensor& x, const PoolArgs& args, Raw
       index = at;
       return;
     }
-    // A larger value, or a NaN, takes the window (PyTorch propagates NaN).
-    RawTensor take = prim::binary(BinaryFn::LogicalOr, prim::binary(BinaryFn::Gt, v, best),
-                                  prim::unary(ir::UnaryFn::IsNan, v));
+    RawTensor take = takes_max(v, best);
     best = prim::where(take, v, best);
     if (indices) index = prim::where(take, prim::expand(at, best.shape()), index);
   });
@@ -256,9 +261,7 @@ RawTensor adaptive_max_pool(const char* op, const RawTensor& x, const std::vecto
         best = v;
         continue;
       }
-      RawTensor take = prim::binary(BinaryFn::LogicalOr, prim::binary(BinaryFn::Gt, v, best),
-                                    prim::unary(ir::UnaryFn::IsNan, v));
-      best = prim::where(take, v, best);
+      best = prim::where(takes_max(v, best), v, best);
     }
     y = best;
   }

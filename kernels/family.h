@@ -107,4 +107,19 @@ class Family {
                                const Emitter::LayoutFn& layout, Emitter& e) const = 0;
 };
 
+// A family whose kernel starts at one anchor node (a matmul, conv, sort or scatter) and runs
+// over that node's output.
+class AnchoredFamily : public Family {
+ public:
+  KernelPlan start(const ir::Graph& g, ir::ValueId v) const override {
+    KernelPlan kp;
+    kp.shape = g.type(v).shape;
+    kp.anchor = v;
+    return kp;
+  }
+  Shape index_space(const ir::Graph& g, const KernelPlan& kp) const override {
+    return g.type(kp.anchor).shape;
+  }
+};
+
 }  // namespace ember::jit

@@ -191,19 +191,10 @@ void lower_conv_direct(const ir::Graph& g, Emitter& e, const KernelPlan& kp, Ker
   out.work_items = static_cast<uint64_t>(ys.numel());
 }
 
-class ConvFamily final : public Family {
+class ConvFamily final : public AnchoredFamily {
  public:
   const char* name() const override { return "conv"; }
   bool anchors(const ir::Node& n) const override { return n.op == ir::OpKind::Conv; }
-  KernelPlan start(const ir::Graph& g, ValueId v) const override {
-    KernelPlan kp;
-    kp.shape = g.type(v).shape;
-    kp.anchor = v;
-    return kp;
-  }
-  Shape index_space(const ir::Graph& g, const KernelPlan& kp) const override {
-    return g.type(kp.anchor).shape;
-  }
   Fusion fusion() const override { return Fusion::Epilogue; }
   bool rereads_operands() const override { return true; }
   // The SIMT block by the matmul heuristic for the GEMM's sizes, frozen before lowering.

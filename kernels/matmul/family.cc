@@ -14,19 +14,10 @@ namespace {
 
 using ir::ValueId;
 
-class MatmulFamily final : public Family {
+class MatmulFamily final : public AnchoredFamily {
  public:
   const char* name() const override { return "matmul"; }
   bool anchors(const ir::Node& n) const override { return n.op == ir::OpKind::Matmul; }
-  KernelPlan start(const ir::Graph& g, ValueId v) const override {
-    KernelPlan kp;
-    kp.shape = g.type(v).shape;
-    kp.anchor = v;
-    return kp;
-  }
-  Shape index_space(const ir::Graph& g, const KernelPlan& kp) const override {
-    return g.type(kp.anchor).shape;
-  }
   Fusion fusion() const override { return Fusion::Epilogue; }
   bool rereads_operands() const override { return true; }
   bool rewrites(const ir::Graph& g, const runtime::Backend& backend) const override {

@@ -56,19 +56,10 @@ void lower_sort(const ir::Graph& g, Emitter& e, const KernelPlan& kp, KernelGeom
   out.work_items = static_cast<uint64_t>(kp.shape.numel());
 }
 
-class SortFamily final : public Family {
+class SortFamily final : public AnchoredFamily {
  public:
   const char* name() const override { return "sort"; }
   bool anchors(const ir::Node& n) const override { return n.op == ir::OpKind::Sort; }
-  KernelPlan start(const ir::Graph& g, ValueId v) const override {
-    KernelPlan kp;
-    kp.shape = g.type(v).shape;
-    kp.anchor = v;
-    return kp;
-  }
-  Shape index_space(const ir::Graph& g, const KernelPlan& kp) const override {
-    return g.type(kp.anchor).shape;
-  }
   Fusion fusion() const override { return Fusion::None; }
   bool rereads_operands() const override { return true; }
   KernelGeometry lower(const ir::Graph& g, const Plan& plan, int kernel, const Emitter::LayoutFn&,

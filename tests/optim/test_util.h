@@ -1,6 +1,6 @@
 #pragma once
-// Helpers of the optim tests: the test device, host copies of tensors, elementwise comparison
-// against references computed in the test with plain loops on doubles, error checks.
+// Helpers of the optim tests: the test device and uploads; host copies, elementwise comparison
+// and error checks are the nn tests' (tests/nn/test_util.h).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -10,6 +10,7 @@
 
 #include "nn/nn.h"
 #include "optim/optim.h"
+#include "tests/nn/test_util.h"
 
 namespace ember::optim::testing {
 
@@ -22,36 +23,13 @@ inline Device dev() {
   return d;
 }
 
-template <int D, class K>
-std::vector<double> host(const Tensor<D, K>& t) {
-  return t.to_data().template to_vec<double>();
-}
+using nn::testing::expect_error;
+using nn::testing::expect_near_all;
+using nn::testing::host;
 
 template <int D>
 Tensor<D> from_host(const std::vector<double>& values, const Shape& shape) {
   return Tensor<D>::from_data(TensorData(values, shape).convert(DType::F32), dev());
-}
-
-inline void expect_near_all(const std::vector<double>& got, const std::vector<double>& want,
-                            double tol = 1e-5) {
-  ASSERT_EQ(got.size(), want.size());
-  for (size_t i = 0; i < got.size(); ++i) {
-    EXPECT_NEAR(got[i], want[i], tol * std::max(1.0, std::abs(want[i]))) << "element " << i;
-  }
-}
-
-// Expects f() to throw ember::Error whose message contains each of `parts`.
-template <class F>
-void expect_error(F&& f, const std::vector<std::string>& parts) {
-  try {
-    f();
-    ADD_FAILURE() << "expected ember::Error";
-  } catch (const Error& e) {
-    std::string msg = e.what();
-    for (const auto& p : parts) {
-      EXPECT_NE(msg.find(p), std::string::npos) << "message '" << msg << "' lacks '" << p << "'";
-    }
-  }
 }
 
 }  // namespace ember::optim::testing
