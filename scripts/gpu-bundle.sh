@@ -8,12 +8,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_EXE_LINKER_FLAGS="-static-libstdc++ -static-libgcc" > /dev/null
-targets=(jit_tests runtime_tests ember_bench tensor_basics fashion_mnist ember-autotune)
+# EMBER_BUNDLE_TARGETS narrows the bundle (e.g. "dist_tests ember_ddp_bench" for a run on
+# several GPUs that needs nothing else).
+read -r -a targets <<< "${EMBER_BUNDLE_TARGETS:-jit_tests runtime_tests dist_tests ember_bench ember_ddp_bench tensor_basics fashion_mnist ember-autotune}"
 cmake --build build-gpu -j "$(nproc)" --target "${targets[@]}"
 rm -rf gpu-bundle && mkdir -p gpu-bundle/bin gpu-bundle/lib gpu-bundle/data
-cp build-gpu/tests/jit_tests build-gpu/tests/runtime_tests build-gpu/bench/ember_bench \
-  build-gpu/examples/tensor_basics build-gpu/examples/fashion_mnist build-gpu/tools/ember-autotune \
-  gpu-bundle/bin/
+for t in "${targets[@]}"; do
+  find build-gpu/tests build-gpu/bench build-gpu/examples build-gpu/tools -maxdepth 1 -type f \
+    -name "$t" -exec cp {} gpu-bundle/bin/ \;
+done
 strip gpu-bundle/bin/*
 # The training example's data (Debian's dataset-fashion-mnist), already gzip'd.
 cp /usr/share/datasets/fashion-mnist/*.gz gpu-bundle/data/

@@ -36,6 +36,8 @@ namespace ember::runtime::cuda {
   X(cuEventCreate, cuEventCreate)                       \
   X(cuEventRecord, cuEventRecord)                       \
   X(cuEventSynchronize, cuEventSynchronize)             \
+  X(cuEventQuery, cuEventQuery)                         \
+  X(cuEventDestroy, cuEventDestroy_v2)                  \
   X(cuEventElapsedTime, cuEventElapsedTime_v2)          \
   X(cuGetErrorString, cuGetErrorString)                 \
   X(cuDriverGetVersion, cuDriverGetVersion)

@@ -11,12 +11,17 @@
 #include "ir/error.h"
 #include "runtime/cuda/cuda_api.h"
 #include "runtime/cuda/cuda_graphs.h"
+#include "runtime/cuda/cuda_native.h"
 
 namespace ember::runtime {
 namespace cuda {
 namespace {
 
 class CudaBackend;
+
+// The context current on this thread as far as Ember set it (contexts are current per thread):
+// bind() skips the driver call when it is already the one wanted.
+thread_local CUcontext t_bound_context = nullptr;
 
 class CudaBuffer final : public Buffer {
  public:
@@ -216,6 +221,8 @@ class CudaBackend final : public Backend {
     stats_.peak_bytes = stats_.bytes_in_use;
   }
 
+  NativeDevice native() const { return NativeDevice{context_, stream_, index_}; }
+
   void release(CUdeviceptr p, size_t capacity, size_t bytes) {
     std::lock_guard lock(pool_mutex_);
     free_[capacity].push_back(p);
@@ -224,11 +231,9 @@ class CudaBackend final : public Backend {
 
  private:
   void bind() {
-    // The context is current per thread.
-    thread_local CUcontext bound = nullptr;
-    if (bound != context_) {
+    if (t_bound_context != context_) {
       check(d_->cuCtxSetCurrent(context_), "cuCtxSetCurrent");
-      bound = context_;
+      t_bound_context = context_;
     }
   }
 
@@ -352,6 +357,24 @@ class CudaBackend final : public Backend {
 CudaBuffer::~CudaBuffer() { owner_->release(ptr_, capacity_, bytes_); }
 
 }  // namespace
+
+NativeDevice native_device(Backend& backend) {
+  auto* b = dynamic_cast<CudaBackend*>(&backend);
+  if (b == nullptr) throw Error("cuda: " + backend.name() + " is not a CUDA device");
+  return b->native();
+}
+
+CUdeviceptr device_pointer(const Array& a) {
+  auto* buf = dynamic_cast<const CudaBuffer*>(a.buffer.get());
+  if (buf == nullptr) throw Error("cuda: an array that is not in CUDA device memory");
+  return buf->ptr() + static_cast<CUdeviceptr>(a.offset) * dtype_size(a.type.dtype);
+}
+
+void make_current(const NativeDevice& device) {
+  if (t_bound_context == device.context) return;
+  check(require_driver()->cuCtxSetCurrent(device.context), "cuCtxSetCurrent");
+  t_bound_context = device.context;
+}
 }  // namespace cuda
 
 int cuda_device_count(std::string* why) {
