@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "data/dataloader.h"
+#include "data/image_batcher.h"
 #include "tests/data/test_util.h"
 
 namespace ember::data {
@@ -171,6 +173,52 @@ TEST_F(ImageTree, BadImageNamesFileAndItem) {
   expect_error([&] { d.get(4); }, {"item 4", "e.jpg"});
   std::filesystem::remove(root_ + "/cat/a.PNG");
   expect_error([&] { d.get(0); }, {"item 0", "a.PNG", "cannot open"});
+}
+
+TEST_F(ImageTree, BatcherMakesChannelsFirstTensors) {
+  auto d = std::make_shared<ImageFolderDataset>(ImageFolderDataset::new_classification(root_));
+  ImageClassificationBatcher batcher({0.5f, 0.25f, 0.0f}, {0.5f, 2.0f, 1.0f});
+  ImageBatch b = batcher.batch({*d->get(1), *d->get(0)}, Device::cpu());  // cat/b, cat/a
+  ASSERT_EQ(b.images.shape(), (Shape{2, 3, 8, 8}));
+  EXPECT_EQ(b.targets.to_data().to_vec<int64_t>(), (std::vector<int64_t>{0, 0}));
+  std::vector<float> px = b.images.to_data().to_vec<float>();
+  const Image first = gradient(8, 8, 3, 1), gray = gradient(8, 8, 1, 2);  // a.PNG: gray as RGB
+  const float mean[] = {0.5f, 0.25f, 0.0f}, dev[] = {0.5f, 2.0f, 1.0f};
+  for (int64_t c = 0; c < 3; ++c) {
+    for (int64_t y = 0; y < 8; ++y) {
+      for (int64_t x = 0; x < 8; ++x) {
+        const size_t at = static_cast<size_t>((c * 8 + y) * 8 + x);
+        EXPECT_FLOAT_EQ(px[at], (first.at(y, x, c) / 255.0f - mean[c]) / dev[c]);
+        EXPECT_FLOAT_EQ(px[3 * 64 + at], (gray.at(y, x, 0) / 255.0f - mean[c]) / dev[c]);
+      }
+    }
+  }
+  auto own = ImageFolderDataset::new_classification(root_, {0});  // a.PNG stays gray
+  expect_error(
+      [&] {
+        ImageClassificationBatcher().batch({*d->get(1), *own.get(0)}, Device::cpu());
+      },
+      {"a.PNG", "8x8x1", "8x8x3"});
+}
+
+TEST_F(ImageTree, LoaderDecodesOnWorkers) {
+  auto d = std::make_shared<ImageFolderDataset>(ImageFolderDataset::new_classification(root_));
+  auto loader = DataLoaderBuilder<ImageDatasetItem, ImageBatch>(
+                    std::make_shared<ImageClassificationBatcher>())
+                    .batch_size(3)
+                    .num_workers(2)
+                    .build(d, Device::cpu());
+  auto it = loader->iter();
+  auto b = it->next();
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->targets.to_data().to_vec<int64_t>(), (std::vector<int64_t>{0, 0, 1}));
+  ASSERT_TRUE(it->next());
+  EXPECT_FALSE(it->next());
+  // A broken file in the next epoch reaches the consumer, naming it.
+  std::ofstream(root_ + "/dog/d.png") << "broken";
+  auto again = loader->iter();
+  ASSERT_TRUE(again->next());
+  expect_error([&] { again->next(); }, {"item 3", "d.png"});
 }
 
 }  // namespace
