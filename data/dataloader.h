@@ -92,10 +92,10 @@ class BatchDataLoaderIterator : public DataLoaderIterator<Batch> {
     return batch;
   }
 
-  // Every batch but the epoch's last is full.
   // Nothing without workers.
   std::weak_ptr<BatchWorkers<Item, Batch>> workers() const { return workers_; }
 
+  // Every batch but the epoch's last is full.
   Progress progress() const override {
     size_t yielded = yielded_.load();
     return {yielded == batches_ ? total_ : yielded * batch_size_, total_};
