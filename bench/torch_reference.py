@@ -210,6 +210,50 @@ def conv_steps():
     return steps
 
 
+def resnet18_param_shapes():
+    """The 62 parameter tensors of torchvision's ResNet-18 (11.69M values), as optim_bench.cc."""
+    shapes = [(64, 3, 7, 7), (64,), (64,)]
+    cin = 64
+    for width in (64, 128, 256, 512):
+        for block in range(2):
+            down = block == 0 and width != 64
+            shapes += [(width, cin if block == 0 else width, 3, 3), (width,), (width,),
+                       (width, width, 3, 3), (width,), (width,)]
+            if down:
+                shapes += [(width, cin, 1, 1), (width,), (width,)]
+        cin = width
+    return shapes + [(512, 1000), (1000,)]
+
+
+def optimizer_steps():
+    """optimizer_step: one AdamW step over ResNet-18's parameters with fixed gradients, torch's
+    foreach and fused implementations (not compiled: the step is the workload)."""
+    def make(impl):
+        def maker(dev):
+            params = [torch.nn.Parameter(torch.randn(s, device=dev) * 0.05)
+                      for s in resnet18_param_shapes()]
+            for p in params:
+                p.grad = torch.randn_like(p) * 1e-2
+            opt = torch.optim.AdamW(params, lr=1e-3, **{impl: True})
+            return opt.step
+        return maker
+    return [("optimizer_step_foreach", make("foreach")), ("optimizer_step_fused", make("fused"))]
+
+
+def run_optimizer_steps(args, results):
+    for name, make in optimizer_steps():
+        if args.only and not re.search(args.only, name):
+            continue
+        try:
+            ms = timed(make(torch.device("cuda")), args.iters)
+        except Exception as e:  # report, keep going
+            results.append({"name": name, "mode": "eager", "error": str(e)[:200]})
+            continue
+        r = {"name": name, "mode": "eager", "median_ms": ms}
+        results.append(r)
+        print(json.dumps(r), file=sys.stderr)
+
+
 def run_steps(args, results):
     """Training steps: eager and torch.compile'd, with the step's peak memory."""
     steps = [("mlp_train_step", mlp_train_step, False),
@@ -272,6 +316,7 @@ def main():
             results.append(r)
             print(json.dumps(r), file=sys.stderr)
     run_steps(args, results)
+    run_optimizer_steps(args, results)
     print(json.dumps({"device": torch.cuda.get_device_name(), "torch": torch.__version__,
                       "results": results}, indent=1))
     return 0

@@ -18,71 +18,18 @@
 #include <string_view>
 #include <vector>
 
+#include "bench/bench_util.h"
 #include "jit/compile/compile.h"
 #include "jit/exec/executor.h"
+#include "nn/nn.h"
+#include "optim/optim.h"
 
 namespace ember {
 namespace {
 
-Device bench_device() { return Device::default_device(); }
-
-int64_t shrink() {
-  if (const char* s = std::getenv("EMBER_BENCH_SHRINK")) return std::max(1L, std::atol(s));
-  Device d = bench_device();
-  bool gpu = d.type() == DeviceType::Cuda ||
-             (d.type() == DeviceType::Vulkan && std::getenv("EMBER_BENCH_GPU") != nullptr);
-  return gpu ? 1 : 64;
-}
-
-// Runs `step` (which records work) and syncs, timing each iteration with device timestamps when
-// the device has them (wall_time: always the whole step, host overhead included).
-void run_timed(benchmark::State& state, bool fused, const std::function<void()>& step, double bytes,
-               double flops = 0, bool wall_time = false) {
-  Device dev = bench_device();
-  FusionGuard guard(fused);
-  // Warm-up: compiles and allocates. Twice: a training step's first run reads freshly created
-  // parameters, its second the first's results, which is another plan.
-  for (int i = 0; i < 2; ++i) {
-    step();
-    sync(dev);
-  }
-  take_device_time_ms(dev);
-  reset_stats(dev);
-  // A wall-time workload reads no device time: its timestamps would only add driver calls.
-  const bool timing = set_device_timing(dev, !wall_time);
-  int64_t iterations = 0;
-  for (auto _ : state) {
-    auto t0 = std::chrono::steady_clock::now();
-    step();
-    sync(dev);
-    double device_ms = take_device_time_ms(dev);
-    double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    state.SetIterationTime(device_ms >= 0 && !wall_time ? device_ms / 1e3 : wall);
-    ++iterations;
-  }
-  set_device_timing(dev, timing);
-  Stats s = stats(dev);
-  state.counters["kernels"] =
-      static_cast<double>(s.kernels_launched) / std::max<int64_t>(1, iterations);
-  state.counters["peak_MiB"] = static_cast<double>(s.peak_bytes) / (1 << 20);
-  if (s.mma_launches > 0) {
-    state.counters["mma_kernels"] =
-        static_cast<double>(s.mma_launches) / std::max<int64_t>(1, iterations);
-  }
-  if (s.graph_launches > 0) {
-    state.counters["graphs"] =
-        static_cast<double>(s.graph_launches) / std::max<int64_t>(1, iterations);
-  }
-  if (bytes > 0) {
-    state.counters["GB"] =
-        benchmark::Counter(bytes / 1e9, benchmark::Counter::kIsIterationInvariantRate);
-  }
-  if (flops > 0) {
-    state.counters["TFLOP"] =
-        benchmark::Counter(flops / 1e12, benchmark::Counter::kIsIterationInvariantRate);
-  }
-  state.SetLabel(dev.to_string() + (fused ? " fused" : " unfused"));
-}
+using bench::bench_device;
+using bench::run_timed;
+using bench::shrink;
 
 Tensor<1> vec(int64_t n, uint32_t seed) {
   ember::seed(seed);
@@ -309,31 +256,34 @@ void adam_step(Tensor<2>& p, Tensor<2>& m, Tensor<2>& v, const Tensor<2>& g, int
   p = (p.detach() - (m / c1) * lr / ((v / c2).sqrt() + eps)).require_grad();
 }
 
-// 3 x Linear(2048, 2048) with ReLU between, MSE loss, backward and Adam: one training step,
-// timed on the wall clock (host overhead included, as a training loop sees it). Its matmuls,
-// 2 * batch * width^2 FLOP each: three forward, three weight gradients, and two input gradients
-// (layers 2 and 3; the first layer's input x needs none): 16 * batch * width^2.
+// 3 x nn::Linear(2048, 2048) with ReLU between, MSE loss, backward and optim::Adam (epsilon
+// 1e-8, PyTorch's): one training step, timed on the wall clock (host overhead included, as a
+// training loop sees it). Its matmuls, 2 * batch * width^2 FLOP each: three forward, three
+// weight gradients, and two input gradients (layers 2 and 3; the first layer's input x needs
+// none): 16 * batch * width^2.
+struct Mlp3 {
+  nn::Linear l1, l2, l3;
+  Tensor<2> forward(const Tensor<2>& x) const {
+    return l3.forward(activation::relu(l2.forward(activation::relu(l1.forward(x)))));
+  }
+  EMBER_MODULE(Mlp3, l1, l2, l3)
+};
+
 void BM_mlp_train_step(benchmark::State& state) {
   int64_t width = 2048 / (shrink() > 1 ? 16 : 1), batch = 1024 / (shrink() > 1 ? 16 : 1);
-  std::vector<Linear> layers{Linear(width, width, 20), Linear(width, width, 21),
-                             Linear(width, width, 22)};
+  Device dev = bench_device();
+  ember::seed(20);
+  Mlp3 model{nn::LinearConfig(width, width).init(dev), nn::LinearConfig(width, width).init(dev),
+             nn::LinearConfig(width, width).init(dev)};
+  optim::Adam adam = optim::AdamConfig().with_epsilon(1e-8).init();
   auto x = mat(batch, width, 23), target = mat(batch, width, 24);
-  int t = 0;
   Tensor<1> loss;
   run_timed(
       state, state.range(0),
       [&] {
-        auto h = activation::relu(layers[0](x));
-        h = activation::relu(layers[1](h));
-        auto diff = layers[2](h) - target;
+        auto diff = model.forward(x) - target;
         loss = (diff * diff).mean();
-        Gradients grads = loss.backward();
-        ++t;
-        for (Linear& l : layers) {
-          auto gw = l.w.grad(grads).value(), gb = l.b.grad(grads).value();
-          adam_step(l.w, l.mw, l.vw, gw, t);
-          adam_step(l.b, l.mb, l.vb, gb, t);
-        }
+        model = adam.step(1e-3, model, optim::GradientsParams::from_grads(loss.backward(), model));
       },
       0, 16.0 * batch * width * width, /*wall_time=*/true);
 }

@@ -66,7 +66,8 @@ struct DataLoaderOptions {
   std::optional<uint64_t> seed;  // shuffle each epoch when set
   size_t num_workers = 0;        // 0: batches are built in next(), on the caller's thread
   size_t prefetch = 0;           // batches built ahead; 0: two per worker
-  size_t shard = 0, shards = 1;  // set by split()
+  size_t shard = 0, shards = 1;  // set by split() and shard()
+  bool even_shards = false;      // shard(): every shard the same number of batches
 };
 
 // The iterator of one epoch: with workers, a BatchWorkers; without, batches built in next().
@@ -137,7 +138,7 @@ class BatchDataLoader : public DataLoader<Batch> {
   std::unique_ptr<DataLoaderIterator<Batch>> iter() override {
     size_t epoch = epoch_.fetch_add(1);
     BatchPlan plan = BatchPlan::make(source_.dataset->len(), options_.batch_size, options_.seed,
-                                     epoch, options_.shard, options_.shards);
+                                     epoch, options_.shard, options_.shards, options_.even_shards);
     auto it =
         std::make_unique<BatchDataLoaderIterator<Item, Batch>>(source_, std::move(plan), options_);
     if (auto workers = it->workers().lock()) {
@@ -151,11 +152,11 @@ class BatchDataLoader : public DataLoader<Batch> {
   size_t epoch() const override { return epoch_.load(); }
   size_t num_items() const override {
     return BatchPlan::shard_items(source_.dataset->len(), options_.batch_size, options_.shard,
-                                  options_.shards);
+                                  options_.shards, options_.even_shards);
   }
   size_t num_batches() const override {
     return BatchPlan::shard_batches(source_.dataset->len(), options_.batch_size, options_.shard,
-                                    options_.shards);
+                                    options_.shards, options_.even_shards);
   }
 
   std::vector<std::shared_ptr<DataLoader<Batch>>> split(
@@ -201,6 +202,20 @@ class DataLoaderBuilder {
   }
   DataLoaderBuilder& num_workers(size_t k) {
     options_.num_workers = k;
+    return *this;
+  }
+  // Rank `rank` of `world` data-parallel ranks (one process each): every rank shuffles the
+  // same epoch order (same seed) and keeps batches rank, rank + world, ...; every rank gets
+  // the same number of batches (up to world - 1 of an epoch's last batches are dropped), so the
+  // ranks' gradient all-reduces stay in step.
+  DataLoaderBuilder& shard(size_t rank, size_t world) {
+    if (world == 0 || rank >= world) {
+      throw Error("DataLoaderBuilder::shard: rank " + std::to_string(rank) + " of " +
+                  std::to_string(world));
+    }
+    options_.shard = rank;
+    options_.shards = world;
+    options_.even_shards = true;
     return *this;
   }
   // At most `p` batches built ahead of the consumer (at least one per worker).

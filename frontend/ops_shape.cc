@@ -343,10 +343,31 @@ RawTensor slice_fill(const RawTensor& x, const std::vector<Range>& ranges, Scala
   return prim::where(mask, placed, x);
 }
 
+namespace {
+
+// Inputs per Concat primitive. A kernel binds each stored input: a concatenation of many
+// tensors is a tree of narrow ones, which fusion inlines whole where the device binds enough
+// buffers and cuts into kernels where it does not (lavapipe binds 32).
+constexpr size_t kConcatFanIn = 16;
+
+RawTensor concat_tree(const std::vector<RawTensor>& xs, int axis) {
+  if (xs.size() <= kConcatFanIn) return prim::concat(xs, axis);
+  std::vector<RawTensor> parts;
+  for (size_t i = 0; i < xs.size(); i += kConcatFanIn) {
+    size_t end = std::min(xs.size(), i + kConcatFanIn);
+    std::vector<RawTensor> group(xs.begin() + static_cast<std::ptrdiff_t>(i),
+                                 xs.begin() + static_cast<std::ptrdiff_t>(end));
+    parts.push_back(group.size() == 1 ? group[0] : prim::concat(group, axis));
+  }
+  return concat_tree(parts, axis);
+}
+
+}  // namespace
+
 RawTensor cat(const std::vector<RawTensor>& xs, int64_t dim) {
   ir::OpScope scope("cat");
   if (xs.empty()) fail("cat", "needs at least one tensor");
-  return prim::concat(xs, normalize_dim(dim, xs[0].rank(), "cat"));
+  return concat_tree(xs, normalize_dim(dim, xs[0].rank(), "cat"));
 }
 
 RawTensor stack(const std::vector<RawTensor>& xs, int64_t dim) {
@@ -361,7 +382,7 @@ RawTensor stack(const std::vector<RawTensor>& xs, int64_t dim) {
     }
     ys.push_back(unsqueeze_dim(x, d));
   }
-  return prim::concat(ys, d);
+  return concat_tree(ys, d);
 }
 
 std::vector<RawTensor> split_with_sizes(const RawTensor& x, const std::vector<int64_t>& sizes,

@@ -137,6 +137,9 @@ class Backend {
   virtual bool ordered_stream() const { return false; }
   // Largest grid (workgroups along x) one launch may use.
   virtual uint32_t max_workgroups() const { return 65535; }
+  // Most tensor bindings one kernel may have (Vulkan: the device's storage buffers per stage,
+  // 32 on lavapipe): fusion stops adding values to a kernel before it needs more.
+  virtual int max_bindings() const { return 1 << 20; }
 };
 
 // The CPU reference backend; always available.

@@ -64,10 +64,10 @@ std::unique_ptr<ReplayMemo::State> take_replay(const ir::Graph& g, ReplayMemo* m
 
 // The plan of g's structure: the cached one with g's index spaces, or a new one.
 Plan plan_for(const ir::Graph& g, const std::vector<ir::ValueId>& outputs, bool fusion,
-              uint64_t structure, PlanCache& cache) {
+              uint64_t structure, PlanCache& cache, int max_bindings) {
   std::shared_ptr<const Plan> cached = cache.structure(structure);
   if (!cached) {
-    auto made = std::make_shared<const Plan>(make_plan(g, outputs, fusion));
+    auto made = std::make_shared<const Plan>(make_plan(g, outputs, fusion, max_bindings));
     cache.add_structure(structure, made);
     return *made;
   }
@@ -141,7 +141,7 @@ std::vector<Outcome> execute_planned(const ir::Graph& g, const std::vector<ir::V
   }
   // Plan, then freeze every kernel's variant.
   const uint64_t structure = structure_key(g, outputs, inputs, fusion);
-  Plan plan = plan_for(g, outputs, fusion, structure, cache);
+  Plan plan = plan_for(g, outputs, fusion, structure, cache, backend.max_bindings());
   std::vector<std::optional<runtime::Array>> arrays = flush_arrays(g, plan, inputs);
   auto layout = [&](ir::ValueId v) -> const runtime::Array& { return *arrays[v]; };
   freeze_variants(g, plan, layout, backend, /*tune=*/true);

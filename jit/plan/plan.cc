@@ -34,7 +34,8 @@ bool is_cheap(OpKind op) {
 
 class Planner {
  public:
-  Planner(const ir::Graph& g, const std::vector<ValueId>& outputs) : g_(g) {
+  Planner(const ir::Graph& g, const std::vector<ValueId>& outputs, int max_bindings)
+      : g_(g), max_bindings_(max_bindings) {
     int n = g.size();
     consumers_.resize(n);
     for (ValueId v = 0; v < n; ++v) {
@@ -62,16 +63,99 @@ class Planner {
     choose_stored();
     for (ValueId v = 0; v < g_.size(); ++v) {
       if (!plan_.stored[v] || g_.node(v).op == OpKind::Input) continue;
-      if (is_anchor(g_.node(v)) && join_anchor(v)) continue;
-      if (!is_anchor(g_.node(v)) && join(v, Fusion::Epilogue)) continue;
-      if (!is_anchor(g_.node(v)) && join(v, Fusion::Elementwise)) continue;
-      new_kernel(v);
+      place(v);
     }
     drop_internal_stores();
     return std::move(plan_);
   }
 
  private:
+  // Puts stored value v into a kernel: one it can join, else a new one.
+  void place(ValueId v) {
+    fit_bindings(v);
+    if (is_anchor(g_.node(v)) && join_anchor(v)) return;
+    if (!is_anchor(g_.node(v)) && join(v, Fusion::Epilogue)) return;
+    if (!is_anchor(g_.node(v)) && join(v, Fusion::Elementwise)) return;
+    new_kernel(v);
+  }
+
+  // The stored values (and anchors) kernel roots read: (root, whether its own expression is
+  // evaluated in the kernel) as roots_of gives them.
+  std::vector<ValueId> leaves_of(ValueId root, bool expand) const {
+    std::vector<ValueId> out;
+    if (!expand && (plan_.stored[root] || is_anchor(node(root)))) return {root};
+    walk(root, {}, [&](ValueId leaf, bool) { out.push_back(leaf); });
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+  }
+
+  std::vector<ValueId> own_leaves(ValueId v) const {
+    if (!is_anchor(node(v))) return leaves_of(v, true);
+    std::vector<ValueId> out;
+    for (ValueId in : node(v).inputs) {
+      for (ValueId l : leaves_of(in, false)) out.push_back(l);
+    }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+  }
+
+  // A value whose own expression reads more stored values than a kernel may bind gets its
+  // widest inline operands stored first (each planned as a kernel now: nothing read them as
+  // stored values before, and their inputs are all ready). A wide concatenation, which the
+  // frontend builds as a tree, is cut this way into kernels the device can bind.
+  void fit_bindings(ValueId v) {
+    while (static_cast<int>(own_leaves(v).size()) + 1 > max_bindings_) {
+      ValueId widest = -1;
+      size_t most = 1;
+      for (ValueId in : node(v).inputs) {
+        if (plan_.stored[in] || is_anchor(node(in)) || inlined_by_a_kernel(in)) continue;
+        size_t n = leaves_of(in, true).size();
+        if (n > most) most = n, widest = in;
+      }
+      if (widest < 0) return;  // nothing left to cut: the device reports the limit
+      plan_.stored[widest] = 1;
+      place(widest);
+    }
+  }
+
+  // Whether a kernel already planned evaluates u inline: storing u now would make it read u
+  // before u's own (later) kernel wrote it.
+  bool inlined_by_a_kernel(ValueId u) {
+    plan_.stored[u] = 1;  // a stored u is a leaf of every walk that reaches it
+    bool found = false;
+    for (int k = 0; k < static_cast<int>(plan_.kernels.size()) && !found; ++k) {
+      for (auto [root, expand] : roots_of(k)) {
+        auto leaves = leaves_of(root, expand);
+        if (std::binary_search(leaves.begin(), leaves.end(), u)) found = true;
+      }
+    }
+    plan_.stored[u] = 0;
+    return found;
+  }
+
+  // Bindings kernel k would have with v among its values: what it reads from memory (not what
+  // it computes itself) and what it stores.
+  bool fits(int k, const std::vector<ValueId>& extra_leaves) const {
+    std::vector<ValueId> reads = kernel_reads_[k];
+    for (ValueId l : extra_leaves) {
+      if (plan_.producer[l] != k) reads.push_back(l);
+    }
+    std::sort(reads.begin(), reads.end());
+    reads.erase(std::unique(reads.begin(), reads.end()), reads.end());
+    return static_cast<int>(reads.size() + plan_.kernels[k].outputs.size()) + 1 <= max_bindings_;
+  }
+
+  void add_reads(int k, const std::vector<ValueId>& leaves) {
+    for (ValueId l : leaves) {
+      if (plan_.producer[l] != k) kernel_reads_[k].push_back(l);
+    }
+    std::sort(kernel_reads_[k].begin(), kernel_reads_[k].end());
+    kernel_reads_[k].erase(std::unique(kernel_reads_[k].begin(), kernel_reads_[k].end()),
+                           kernel_reads_[k].end());
+  }
+
   // Reductions and matmul results consumed only inside their own kernel never touch memory.
   void drop_internal_stores() {
     std::vector<char> read_elsewhere(g_.size(), 0);
@@ -219,6 +303,9 @@ class Planner {
           !touches) {
         continue;
       }
+      std::vector<ValueId> leaves = leaves_of(node(v).inputs[0], false);
+      if (!fits(k, leaves)) continue;
+      add_reads(k, leaves);
       kp.reductions.push_back(v);
       kp.outputs.push_back(v);
       plan_.producer[v] = k;
@@ -241,6 +328,9 @@ class Planner {
       bool touches = false;
       if (!can_join(v, k, provided_by(k), shapes, &touches)) continue;
       if (how == Fusion::Epilogue && !touches) continue;
+      std::vector<ValueId> leaves = leaves_of(v, true);
+      if (!fits(k, leaves)) continue;
+      add_reads(k, leaves);
       kp.outputs.push_back(v);
       plan_.producer[v] = k;
       return true;
@@ -255,9 +345,14 @@ class Planner {
     kp.outputs = {v};
     plan_.producer[v] = static_cast<int>(plan_.kernels.size());
     plan_.kernels.push_back(std::move(kp));
+    kernel_reads_.emplace_back();
+    add_reads(static_cast<int>(plan_.kernels.size()) - 1, own_leaves(v));
   }
 
   const ir::Graph& g_;
+  int max_bindings_;
+  // Per kernel: the stored values it reads (sorted, unique), for the binding limit.
+  std::vector<std::vector<ValueId>> kernel_reads_;
   std::vector<std::vector<ValueId>> consumers_;
   std::vector<char> is_output_;
   Plan plan_;
@@ -269,8 +364,9 @@ Shape index_space(const ir::Graph& g, const KernelPlan& kp) {
   return kp.family->index_space(g, kp);
 }
 
-Plan make_plan(const ir::Graph& g, const std::vector<ValueId>& outputs, bool fusion) {
-  Planner p(g, outputs);
+Plan make_plan(const ir::Graph& g, const std::vector<ValueId>& outputs, bool fusion,
+               int max_bindings) {
+  Planner p(g, outputs, max_bindings);
   return fusion ? p.fused() : p.unfused();
 }
 

@@ -25,7 +25,10 @@ Shape index_space(const ir::Graph& g, const KernelPlan& kp);
 // Which kernels compute what, each kernel of a family (kernels/registry.h) with no variant yet
 // (the freeze stage chooses them). fusion=false: every primitive is its own kernel (the
 // EMBER_FUSION=0 baseline).
-Plan make_plan(const ir::Graph& g, const std::vector<ir::ValueId>& outputs, bool fusion);
+// A fused kernel reads and writes at most `max_bindings` stored values (the device's limit,
+// Backend::max_bindings): a value that would take a kernel past it starts another.
+Plan make_plan(const ir::Graph& g, const std::vector<ir::ValueId>& outputs, bool fusion,
+               int max_bindings = 1 << 20);
 // The plan as text: each kernel's family, index space, values and variant (EMBER_DUMP=plan).
 std::string print_plan(const ir::Graph& g, const Plan& p);
 

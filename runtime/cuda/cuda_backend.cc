@@ -210,6 +210,9 @@ class CudaBackend final : public Backend {
     return t;
   }
   uint32_t max_workgroups() const override { return 0x7fffffffu; }
+  // Kernel parameters are limited to 4 KiB: pointers (8 bytes each) and tensor maps beside the
+  // scalar words.
+  int max_bindings() const override { return 256; }
   bool ordered_stream() const override { return true; }
 
   MemoryStats memory_stats() const override {

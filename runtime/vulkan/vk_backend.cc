@@ -2,6 +2,7 @@
 // barriers only between dependent dispatches.
 #include "runtime/vulkan/vk_backend.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -178,6 +179,10 @@ class VulkanBackend final : public Backend {
   void shutdown();
   MemoryStats memory_stats() const override { return device_mem_.stats(); }
   uint32_t max_workgroups() const override { return ctx_.limits().max_workgroup_count_x; }
+  // One storage buffer may hold the parameters (when they exceed the push constants).
+  int max_bindings() const override {
+    return static_cast<int>(std::min<uint32_t>(ctx_.limits().max_storage_buffers, 1u << 20)) - 1;
+  }
   double take_device_time_ns() override {
     std::lock_guard lock(mutex_);
     if (query_pool_ == VK_NULL_HANDLE) return -1;

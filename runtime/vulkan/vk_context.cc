@@ -158,7 +158,8 @@ Context::Context(int index) : api_(vk::api()) {
              l.maxComputeSharedMemorySize,
              l.minStorageBufferOffsetAlignment,
              l.timestampPeriod,
-             l.timestampComputeAndGraphics == VK_TRUE};
+             l.timestampComputeAndGraphics == VK_TRUE,
+             l.maxPerStageDescriptorStorageBuffers};
   a.vkGetPhysicalDeviceMemoryProperties(pd, &memory_);
 
   // Optional features: enable what the device has; kernels check before using a dtype.

@@ -24,6 +24,7 @@ struct DeviceLimits {
   uint64_t min_storage_offset_alignment = 0;
   float timestamp_period_ns = 1.0f;
   bool timestamps = false;
+  uint32_t max_storage_buffers = 0;  // per shader stage (lavapipe: 32)
 };
 
 struct PhysicalDeviceInfo {

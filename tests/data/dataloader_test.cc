@@ -270,6 +270,29 @@ TEST(DataLoader, SplitDealsBatchesAcrossDevices) {
   EXPECT_THROW(l->split({}), Error);
 }
 
+// Data-parallel ranks: the same shuffled order on every rank, batches dealt round-robin, and
+// the same number of batches on each (12 batches over 5 ranks: 2 each, the last 2 dropped).
+TEST(DataLoader, ShardGivesEveryRankTheSameNumberOfBatches) {
+  auto whole_loader = loader(std::make_shared<Counting>(45), 4, 8, 0);
+  std::vector<Ints> whole = epoch(*whole_loader);  // epoch 0, 12 batches
+  std::set<int> seen;
+  for (size_t rank = 0; rank < 5; ++rank) {
+    DataLoaderBuilder<int, Ints> b(std::make_shared<Collect>());
+    auto l = b.batch_size(4).shuffle(8).num_workers(rank % 2).shard(rank, 5).build(
+        std::make_shared<Counting>(45), Device::cpu());
+    EXPECT_EQ(l->num_batches(), 2u);
+    std::vector<Ints> got = epoch(*l);
+    ASSERT_EQ(got.size(), 2u) << rank;
+    for (size_t k = 0; k < got.size(); ++k) {
+      EXPECT_EQ(got[k], whole[rank + 5 * k]) << rank << " " << k;
+      for (int v : got[k]) EXPECT_TRUE(seen.insert(v).second) << "item " << v << " twice";
+    }
+  }
+  EXPECT_EQ(seen.size(), 40u);  // 10 full batches of 4
+  DataLoaderBuilder<int, Ints> b(std::make_shared<Collect>());
+  testing::expect_error([&] { b.shard(2, 2); }, {"rank 2 of 2"});
+}
+
 TEST(DataLoader, BuilderChecks) {
   DataLoaderBuilder<int, Ints> b(std::make_shared<Collect>());
   testing::expect_error([&] { b.batch_size(0).build(std::make_shared<Counting>(3)); },

@@ -1,0 +1,68 @@
+// What the benchmark suites share: the device, the size divisor and the timing loop.
+#include "bench/bench_util.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+
+namespace ember::bench {
+
+Device bench_device() { return Device::default_device(); }
+
+int64_t shrink() {
+  if (const char* s = std::getenv("EMBER_BENCH_SHRINK")) return std::max(1L, std::atol(s));
+  Device d = bench_device();
+  bool gpu = d.type() == DeviceType::Cuda ||
+             (d.type() == DeviceType::Vulkan && std::getenv("EMBER_BENCH_GPU") != nullptr);
+  return gpu ? 1 : 64;
+}
+
+void run_timed(benchmark::State& state, bool fused, const std::function<void()>& step, double bytes,
+               double flops, bool wall_time) {
+  Device dev = bench_device();
+  FusionGuard guard(fused);
+  // Warm-up: compiles and allocates. Twice: a training step's first run reads freshly created
+  // parameters, its second the first's results, which is another plan.
+  for (int i = 0; i < 2; ++i) {
+    step();
+    sync(dev);
+  }
+  take_device_time_ms(dev);
+  reset_stats(dev);
+  // A wall-time workload reads no device time: its timestamps would only add driver calls.
+  const bool timing = set_device_timing(dev, !wall_time);
+  int64_t iterations = 0;
+  for (auto _ : state) {
+    auto t0 = std::chrono::steady_clock::now();
+    step();
+    sync(dev);
+    double device_ms = take_device_time_ms(dev);
+    double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    state.SetIterationTime(device_ms >= 0 && !wall_time ? device_ms / 1e3 : wall);
+    ++iterations;
+  }
+  set_device_timing(dev, timing);
+  Stats s = stats(dev);
+  state.counters["kernels"] =
+      static_cast<double>(s.kernels_launched) / std::max<int64_t>(1, iterations);
+  state.counters["peak_MiB"] = static_cast<double>(s.peak_bytes) / (1 << 20);
+  if (s.mma_launches > 0) {
+    state.counters["mma_kernels"] =
+        static_cast<double>(s.mma_launches) / std::max<int64_t>(1, iterations);
+  }
+  if (s.graph_launches > 0) {
+    state.counters["graphs"] =
+        static_cast<double>(s.graph_launches) / std::max<int64_t>(1, iterations);
+  }
+  if (bytes > 0) {
+    state.counters["GB"] =
+        benchmark::Counter(bytes / 1e9, benchmark::Counter::kIsIterationInvariantRate);
+  }
+  if (flops > 0) {
+    state.counters["TFLOP"] =
+        benchmark::Counter(flops / 1e12, benchmark::Counter::kIsIterationInvariantRate);
+  }
+  state.SetLabel(dev.to_string() + (fused ? " fused" : " unfused"));
+}
+
+}  // namespace ember::bench
