@@ -27,8 +27,15 @@ void all_reduce_bucket(const std::vector<ParamId>& ids, GradientsParams& grads,
 
 }  // namespace
 
-GradientsParams DataParallel::sync_in_order(GradientsParams grads,
-                                            const std::vector<ParamId>& order) const {
+GradientsParams DataParallel::sync(GradientsParams grads,
+                                   const std::vector<ParamId>& module_order) const {
+  if (group_.size() == 1) return grads;
+  // Last to first: the order backward produces them.
+  std::vector<ParamId> order;
+  for (auto it = module_order.rbegin(); it != module_order.rend(); ++it) {
+    if (grads.contains(*it)) order.push_back(*it);
+  }
+  if (order.size() != grads.size()) detail_throw_foreign(grads.size(), order.size());
   std::vector<ParamId> bucket;
   int64_t bytes = 0;
   DType dtype = DType::F32;

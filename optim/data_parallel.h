@@ -49,15 +49,14 @@ class DataParallel {
   GradientsParams sync(GradientsParams grads, const M& module) const {
     if (group_.size() == 1) return grads;
     std::vector<ParamId> order;
-    nn::visit_params(module, [&](const std::string&, const auto& p) {
-      if (grads.contains(p.id())) order.push_back(p.id());
-    });
-    if (order.size() != grads.size()) detail_throw_foreign(grads.size(), order.size());
-    return sync_in_order(std::move(grads), {order.rbegin(), order.rend()});
+    nn::visit_params(module, [&](const std::string&, const auto& p) { order.push_back(p.id()); });
+    return sync(std::move(grads), order);
   }
+  // The same with the module's parameter ids in its declaration order (as nn::visit_params
+  // gives them; every rank must pass the same order: ids themselves differ between processes).
+  GradientsParams sync(GradientsParams grads, const std::vector<ParamId>& module_order) const;
 
  private:
-  GradientsParams sync_in_order(GradientsParams grads, const std::vector<ParamId>& order) const;
   [[noreturn]] static void detail_throw_foreign(size_t grads, size_t known);
 
   dist::ProcessGroup group_;

@@ -252,8 +252,15 @@ class Planner {
       first = false;
       if (seen[u] & (aligned ? 2 : 1)) continue;
       seen[u] |= aligned ? 2 : 1;
-      bool ew = ir::is_elementwise(node(u).op) &&
-                std::find(shapes.begin(), shapes.end(), node(u).type.shape) != shapes.end();
+      auto in_shapes = [&](const Shape& s) {
+        return std::find(shapes.begin(), shapes.end(), s) != shapes.end();
+      };
+      // An expand between two of the kernel's shapes (a row's reduction broadcast along the
+      // row, as autodiff writes it) reads the leaf at its row's index, as a broadcasting binary
+      // op would.
+      bool ew = (ir::is_elementwise(node(u).op) ||
+                 (node(u).op == OpKind::Expand && in_shapes(node(node(u).inputs[0]).type.shape))) &&
+                in_shapes(node(u).type.shape);
       for (ValueId in : node(u).inputs) stack.push_back({in, aligned && ew});
     }
   }

@@ -30,7 +30,6 @@ CrossEntropyLoss::Terms CrossEntropyLoss::terms(const Tensor<2>& scores,
                                                 const Tensor<1, Int>& targets) const {
   check_inputs(scores, targets, weights);
   const int64_t classes = scores.shape()[1];
-  Tensor<2> log_p = logits ? activation::log_softmax(scores, 1) : scores.log();
   Tensor<2, Int> y = targets.unsqueeze_dim(1);
   std::optional<Tensor<2>> keep;  // 1 for samples that count
   if (pad_tokens && !pad_tokens->empty()) {
@@ -44,7 +43,15 @@ CrossEntropyLoss::Terms CrossEntropyLoss::terms(const Tensor<2>& scores,
             .cast(scores.dtype())
             .unsqueeze_dim(0);
   }
-  Tensor<2> cost = -log_p.gather(1, y);
+  // The target's log-probability as a masked sum over the row (not a gather): a reduction over
+  // the same rows as log_softmax's, so fusion computes both in one row kernel. The mask is
+  // recorded before log_softmax so the kernel that stores it (autodiff keeps it) comes first.
+  // Masked entries are selected away, never multiplied (a log-probability may be -inf).
+  Tensor<2, Int> classes_row =
+      Tensor<1, Int>::arange(0, classes, scores.device()).cast(y.dtype()).unsqueeze_dim(0);
+  Tensor<2, Bool> other_class = classes_row.not_equal(y);
+  Tensor<2> log_p = logits ? activation::log_softmax(scores, 1) : scores.log();
+  Tensor<2> cost = -log_p.mask_fill(other_class, 0.0).sum_dim(1);
   std::optional<Tensor<2>> w_y;  // [batch, 1]
   if (w) {
     w_y = w->expand<2>(scores.shape()).gather(1, y);
