@@ -12,6 +12,8 @@ packages=(
   libshaderc-dev glslang-dev glslang-tools
   # libraries
   libsqlite3-dev libabsl-dev libxxhash-dev libeigen3-dev nlohmann-json3-dev zlib1g-dev
+  # records: PyTorch .pt files are zip archives
+  libzip-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
   # training example data
