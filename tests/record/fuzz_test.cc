@@ -135,3 +135,34 @@ TEST(Fuzz, CorruptFileLeavesTheModuleAsItWas) {
 
 }  // namespace
 }  // namespace ember::record
+
+namespace ember::record {
+namespace {
+
+using namespace testing;
+
+TEST(NativeFormat, HeaderLayoutAndNewerVersionsRefused) {
+  ScratchDir dir;
+  nn::Linear m = randomized(nn::LinearConfig(3, 5).init(dev()));
+  nn::save(m, dir.path("m.ember"));
+  std::vector<char> bytes = read_bytes(dir.path("m.ember"));
+  ASSERT_GT(bytes.size(), 24u);
+  EXPECT_EQ(std::string(bytes.data(), 8), "EMBERREC");
+  uint32_t version;
+  uint64_t header_len;
+  std::memcpy(&version, bytes.data() + 8, 4);
+  std::memcpy(&header_len, bytes.data() + 16, 8);
+  EXPECT_EQ(version, 1u);
+  // Header, padding to 64, then the weight (60 bytes) padded to 64 and the bias (20 bytes).
+  const uint64_t data_start = (24 + header_len + 63) / 64 * 64;
+  EXPECT_EQ(bytes.size(), data_start + 64 + 64);
+  std::vector<float> w(15);
+  std::memcpy(w.data(), bytes.data() + data_start, 60);
+  EXPECT_EQ(TensorData(w, Shape{3, 5}), m.weight.val().to_data());
+  bytes[8] = 2;
+  write_bytes(dir.path("m.ember"), bytes);
+  expect_error([&] { load(dir.path("m.ember")); }, {"m.ember", "format version 2", "newer"});
+}
+
+}  // namespace
+}  // namespace ember::record
