@@ -21,8 +21,12 @@ using nn::testing::expect_error;
 // Every kind of layer with parameters or state, plus vectors and optionals of modules.
 struct Zoo {
   nn::Linear linear;
+  nn::Conv1d conv1d;
   nn::Conv2d conv;
+  nn::Conv3d conv3d;
+  nn::ConvTranspose1d deconv1d;
   nn::ConvTranspose2d deconv;
+  nn::ConvTranspose3d deconv3d;
   nn::BatchNorm bn;
   nn::LayerNorm ln;
   nn::GroupNorm gn;
@@ -34,15 +38,19 @@ struct Zoo {
   std::vector<nn::Linear> layers;
   std::optional<nn::Linear> head;
   std::optional<nn::Linear> absent;
-  EMBER_MODULE(Zoo, linear, conv, deconv, bn, ln, gn, in, rms, emb, prelu, swiglu, layers, head,
-               absent)
+  EMBER_MODULE(Zoo, linear, conv1d, conv, conv3d, deconv1d, deconv, deconv3d, bn, ln, gn, in, rms,
+               emb, prelu, swiglu, layers, head, absent)
 };
 
 inline Zoo make_zoo(const Device& d = dev()) {
   Zoo z;
   z.linear = nn::LinearConfig(5, 3).init(d);
+  z.conv1d = nn::Conv1dConfig(2, 3, 3).init(d);
   z.conv = nn::Conv2dConfig({2, 4}, {3, 3}).init(d);
+  z.conv3d = nn::Conv3dConfig({1, 2}, {2, 2, 2}).init(d);
+  z.deconv1d = nn::ConvTranspose1dConfig({3, 2}, 2).init(d);
   z.deconv = nn::ConvTranspose2dConfig({4, 2}, {2, 2}).init(d);
+  z.deconv3d = nn::ConvTranspose3dConfig({2, 1}, {2, 2, 2}).init(d);
   z.bn = nn::BatchNormConfig(4).init(d);
   z.ln = nn::LayerNormConfig(6).init(d);
   z.gn = nn::GroupNormConfig(2, 4).init(d);
