@@ -13,12 +13,13 @@ declare -A allowed=(
   [kernels]="ir runtime autotune kernels"
   [jit]="ir runtime autotune kernels jit"
   [frontend]="ir runtime autotune kernels jit frontend"
-  [nn]="ir frontend nn"
-  [optim]="ir frontend nn optim"
+  [record]="ir frontend record"
+  [nn]="ir frontend record nn"
+  [optim]="ir frontend record nn optim"
   [data]="ir frontend data"
-  [tools]="ir runtime autotune kernels jit frontend nn optim data tools"
+  [tools]="ir runtime autotune kernels jit frontend record nn optim data tools"
 )
-layers="ir runtime autotune kernels jit frontend nn optim data tools"
+layers="ir runtime autotune kernels jit frontend record nn optim data tools"
 status=0
 checked=0
 for layer in "${!allowed[@]}"; do
