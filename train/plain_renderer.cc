@@ -47,7 +47,7 @@ void PlainRenderer::render(const MetricHistory& history, const TrainingProgress&
     for (const auto& s : history.all()) {
       if (!s.current[split].empty()) line += " " + s.name + " " + s.current[split] + " |";
     }
-    if (line.back() == '|') line.pop_back();
+    while (line.back() == '|' || line.back() == ' ') line.pop_back();
   }
   std::printf("%s\n", line.c_str());
   std::fflush(stdout);
