@@ -9,7 +9,7 @@ namespace detail {
 template <class Loader>
 void start_loader_epoch(Loader& loader, int64_t epoch) {
   if constexpr (requires { loader.set_epoch(size_t{1}); }) {
-    loader.set_epoch(static_cast<size_t>(epoch));
+    loader.set_epoch(static_cast<size_t>(epoch - 1));  // the loader counts from 0
   }
 }
 

@@ -85,7 +85,7 @@ TEST(Learner, LoggedMetricsMatchARecomputation) {
   Optim adam = optim::AdamConfig().init();
   auto loader = train_loader();
   for (int64_t epoch = 1; epoch <= 2; ++epoch) {
-    loader->set_epoch(static_cast<size_t>(epoch));
+    loader->set_epoch(static_cast<size_t>(epoch - 1));
     auto it = loader->iter();
     std::vector<double> loss_sum, items, correct;
     while (auto b = it->next()) {
