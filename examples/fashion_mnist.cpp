@@ -4,13 +4,15 @@
 // the parameter update as lazy ops; reading the loss runs them as one flush (fused on GPUs).
 //
 //   fashion_mnist [--epochs N] [--batch B] [--lr X] [--hidden H] [--limit STEPS] [--eval IMAGES]
-//                 [--data DIR] [--min-accuracy PERCENT]
+//                 [--workers K] [--data DIR] [--min-accuracy PERCENT]
 //
 // --limit and --eval shorten an epoch and the evaluation (smoke runs); --min-accuracy makes the
 // program fail when the last epoch's test accuracy is below PERCENT (the CI check).
 //
-// The data is the Debian package dataset-fashion-mnist (or --data / $EMBER_FASHION_MNIST_DIR);
-// EMBER_DEVICE picks the device (default: the best available).
+// The data is the Debian package dataset-fashion-mnist (or --data / $EMBER_FASHION_MNIST_DIR),
+// read through data::MnistDataset and batched by a data::DataLoader with K worker threads
+// (default 1) that build the next batches while a step runs; EMBER_DEVICE picks the device
+// (default: the best available).
 #include "data/fashion_mnist.h"
 
 #include <ember/ember.h>
@@ -21,7 +23,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -31,12 +32,11 @@
 
 using namespace ember;
 using mnist_training::Batch;
-using mnist_training::HostSet;
+using mnist_training::flat;
 using mnist_training::kPixels;
-using mnist_training::make_batch;
+using mnist_training::MnistData;
 using mnist_training::ProgressBar;
 using mnist_training::seconds_since;
-using mnist_training::to_host_set;
 
 namespace {
 
@@ -45,8 +45,9 @@ struct Options {
   int64_t batch = 64;
   double lr = 1e-3;
   int64_t hidden = 256;
-  int64_t limit = 0;  // steps per epoch, 0 = the whole training set
-  int64_t eval = 0;   // test images evaluated, 0 = all
+  int64_t limit = 0;   // steps per epoch, 0 = the whole training set
+  int64_t eval = 0;    // test images evaluated, 0 = all
+  size_t workers = 1;  // data loader threads
   double min_accuracy = 0;
   std::string data_dir = data::default_fashion_mnist_dir();
 };
@@ -73,11 +74,14 @@ Options parse(int argc, char** argv) {
       o.eval = std::stoll(value());
     } else if (arg == "--min-accuracy") {
       o.min_accuracy = std::stod(value());
+    } else if (arg == "--workers") {
+      o.workers = std::stoul(value());
     } else if (arg == "--data") {
       o.data_dir = value();
     } else {
       throw Error("fashion_mnist: unknown argument " + arg +
-                  " (known: --epochs --batch --lr --hidden --limit --eval --data --min-accuracy)");
+                  " (known: --epochs --batch --lr --hidden --limit --eval --workers --data "
+                  "--min-accuracy)");
     }
   }
   if (o.epochs < 1 || o.batch < 1 || o.hidden < 1 || o.lr <= 0) {
@@ -104,20 +108,20 @@ Mlp make_mlp(int64_t hidden, const Device& dev) {
           nn::LinearConfig(hidden, 10).init(dev), nn::Relu()};
 }
 
-double test_accuracy(const Mlp& trained, const HostSet& test, int64_t images, const Device& dev) {
+double test_accuracy(const Mlp& trained, const MnistData& data, int64_t images, const Device& dev) {
   Mlp model = trained.valid();
-  return mnist_training::test_accuracy([&](const Tensor<2>& x) { return model.forward(x); }, test,
-                                       images, dev);
+  return mnist_training::test_accuracy(
+      [&](const Tensor<3>& images) { return model.forward(flat(images)); }, data, images, dev);
 }
 
 // Returns the last epoch's test accuracy.
 double train(const Options& o) {
   Device dev = Device::default_device();
   std::printf("device: %s\n", dev.to_string().c_str());
-  HostSet train = to_host_set(data::load_mnist_split(o.data_dir, true));
-  HostSet test = to_host_set(data::load_mnist_split(o.data_dir, false));
-  std::printf("data: %lld training and %lld test images from %s\n", static_cast<long long>(train.n),
-              static_cast<long long>(test.n), o.data_dir.c_str());
+  MnistData data = mnist_training::load_mnist(o.data_dir);
+  auto loader = mnist_training::train_loader(data, o.batch, o.workers, dev);
+  std::printf("data: %zu training and %zu test images from %s, %zu loader workers\n",
+              data.train->len(), data.test->len(), o.data_dir.c_str(), o.workers);
   std::printf("model: MLP 784-%lld-%lld-10, Adam lr %g, batch %lld, checkpointing %s\n",
               static_cast<long long>(o.hidden), static_cast<long long>(o.hidden), o.lr,
               static_cast<long long>(o.batch), ir::checkpointing_name(checkpointing()));
@@ -126,22 +130,19 @@ double train(const Options& o) {
   std::printf("%s\n", model.to_string().c_str());
   nn::CrossEntropyLoss loss_fn = nn::CrossEntropyLossConfig().init();
   optim::Adam adam = optim::AdamConfig().init();
-  std::mt19937_64 shuffle_rng(42);
-  int64_t steps = train.n / o.batch;
+  auto steps = static_cast<int64_t>(loader->num_batches());
   if (o.limit > 0) steps = std::min(steps, o.limit);
   int step = 0;
   double accuracy = 0;
   for (int epoch = 1; epoch <= o.epochs; ++epoch) {
-    std::vector<int64_t> order(train.n);
-    for (int64_t i = 0; i < train.n; ++i) order[i] = i;
-    std::shuffle(order.begin(), order.end(), shuffle_rng);
+    auto batches = loader->iter();  // this epoch's order, from the seed and the epoch number
     ProgressBar bar(epoch, o.epochs, steps);
     reset_stats(dev);
     auto t0 = std::chrono::steady_clock::now();
     double loss_sum = 0;
     for (int64_t s = 0; s < steps; ++s) {
-      Batch b = make_batch(train, order, s * o.batch, o.batch, dev);
-      auto loss = loss_fn.forward(model.forward(b.x), b.y);
+      Batch b = *batches->next();
+      auto loss = loss_fn.forward(model.forward(flat(b.images)), b.targets);
       Gradients grads = loss.backward();
       ++step;
       model = adam.step(o.lr, model, optim::GradientsParams::from_grads(grads, model));
@@ -155,7 +156,7 @@ double train(const Options& o) {
     }
     double epoch_s = seconds_since(t0);
     Stats st = stats(dev);
-    accuracy = test_accuracy(model, test, o.eval, dev);
+    accuracy = test_accuracy(model, data, o.eval, dev);
     std::printf("epoch %d: train loss %.4f, test accuracy %.2f%%, %.1f s (%.2f ms/step)\n", epoch,
                 loss_sum / static_cast<double>(steps), 100 * accuracy, epoch_s,
                 1e3 * epoch_s / static_cast<double>(steps));

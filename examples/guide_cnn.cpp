@@ -2,19 +2,20 @@
 // ReLU, adaptive average pooling to 8x8, then two linear layers, trained on Fashion-MNIST with
 // nn::CrossEntropyLoss and optim::Adam (Burn's defaults).
 //
-//   guide_cnn [--epochs N] [--batch B] [--lr X] [--limit STEPS] [--eval IMAGES] [--data DIR]
-//             [--min-accuracy PERCENT] [--check-loss-drop]
+//   guide_cnn [--epochs N] [--batch B] [--lr X] [--limit STEPS] [--eval IMAGES] [--workers K]
+//             [--data DIR] [--min-accuracy PERCENT] [--check-loss-drop]
 //
 // --limit trains on the first STEPS batches of each epoch (a quick run); --check-loss-drop makes
 // the program fail unless the mean loss of the last quarter of the steps is below the first
-// quarter's (the CI smoke run). EMBER_DEVICE picks the device (default: the best available).
+// quarter's (the CI smoke run). The data comes as in the guide: data::MnistDataset batched by
+// data::MnistBatcher through a data::DataLoader (K worker threads, default 1, shuffled from seed
+// 42 every epoch). EMBER_DEVICE picks the device (default: the best available).
 #include <ember/ember.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -78,8 +79,9 @@ struct Options {
   int epochs = 1;
   int64_t batch = 64;
   double lr = 1e-3;
-  int64_t limit = 0;  // steps per epoch, 0 = the whole training set
-  int64_t eval = 0;   // test images evaluated, 0 = all
+  int64_t limit = 0;   // steps per epoch, 0 = the whole training set
+  int64_t eval = 0;    // test images evaluated, 0 = all
+  size_t workers = 1;  // data loader threads
   double min_accuracy = 0;
   bool check_loss_drop = false;
   std::string data_dir = data::default_fashion_mnist_dir();
@@ -105,14 +107,16 @@ Options parse(int argc, char** argv) {
       o.eval = std::stoll(value());
     } else if (arg == "--min-accuracy") {
       o.min_accuracy = std::stod(value());
+    } else if (arg == "--workers") {
+      o.workers = std::stoul(value());
     } else if (arg == "--check-loss-drop") {
       o.check_loss_drop = true;
     } else if (arg == "--data") {
       o.data_dir = value();
     } else {
       throw Error("guide_cnn: unknown argument " + arg +
-                  " (known: --epochs --batch --lr --limit --eval --data --min-accuracy "
-                  "--check-loss-drop)");
+                  " (known: --epochs --batch --lr --limit --eval --workers --data "
+                  "--min-accuracy --check-loss-drop)");
     }
   }
   if (o.epochs < 1 || o.batch < 1 || o.lr <= 0 || o.limit < 0) {
@@ -121,17 +125,13 @@ Options parse(int argc, char** argv) {
   return o;
 }
 
-Tensor<3> images(const Batch& b) {
-  return b.x.reshape<3>(Shape{b.x.shape()[0], data::kMnistSide, data::kMnistSide});
-}
-
 int run(const Options& o) {
   Device dev = Device::default_device();
   std::printf("device: %s\n", dev.to_string().c_str());
-  HostSet train = to_host_set(data::load_mnist_split(o.data_dir, true));
-  HostSet test = to_host_set(data::load_mnist_split(o.data_dir, false));
-  std::printf("data: %lld training and %lld test images from %s\n", static_cast<long long>(train.n),
-              static_cast<long long>(test.n), o.data_dir.c_str());
+  MnistData data = load_mnist(o.data_dir);
+  auto loader = train_loader(data, o.batch, o.workers, dev);
+  std::printf("data: %zu training and %zu test images from %s, %zu loader workers\n",
+              data.train->len(), data.test->len(), o.data_dir.c_str(), o.workers);
   seed(42);
   ModelConfig config(10, 512);
   Model model = config.init(dev);
@@ -140,21 +140,18 @@ int run(const Options& o) {
   std::printf("Adam lr %g, batch %lld\n", o.lr, static_cast<long long>(o.batch));
   nn::CrossEntropyLoss loss_fn = nn::CrossEntropyLossConfig().init();
   optim::Adam adam = optim::AdamConfig().init();
-  std::mt19937_64 shuffle_rng(42);
-  int64_t steps = train.n / o.batch;
+  auto steps = static_cast<int64_t>(loader->num_batches());
   if (o.limit > 0) steps = std::min(steps, o.limit);
   std::vector<double> losses;
   double accuracy = 0;
   for (int epoch = 1; epoch <= o.epochs; ++epoch) {
-    std::vector<int64_t> order(train.n);
-    for (int64_t i = 0; i < train.n; ++i) order[i] = i;
-    std::shuffle(order.begin(), order.end(), shuffle_rng);
+    auto batches = loader->iter();  // this epoch's order, from the seed and the epoch number
     ProgressBar bar(epoch, o.epochs, steps);
     auto t0 = std::chrono::steady_clock::now();
     double loss_sum = 0;
     for (int64_t s = 0; s < steps; ++s) {
-      Batch b = make_batch(train, order, s * o.batch, o.batch, dev);
-      auto loss = loss_fn.forward(model.forward(images(b)), b.y);
+      Batch b = *batches->next();
+      auto loss = loss_fn.forward(model.forward(b.images), b.targets);
       Gradients grads = loss.backward();
       model = adam.step(o.lr, model, optim::GradientsParams::from_grads(grads, model));
       const double step_loss = loss.into_scalar();  // the step's sync point
@@ -168,11 +165,8 @@ int run(const Options& o) {
     }
     double epoch_s = seconds_since(t0);
     Model eval_model = model.valid();
-    accuracy = test_accuracy(
-        [&](const Tensor<2>& x) {
-          return eval_model.forward(x.reshape<3>(Shape{x.shape()[0], 28, 28}));
-        },
-        test, o.eval, dev);
+    accuracy = test_accuracy([&](const Tensor<3>& images) { return eval_model.forward(images); },
+                             data, o.eval, dev);
     std::printf("epoch %d: train loss %.4f, test accuracy %.2f%%, %.1f s (%.2f ms/step)\n", epoch,
                 loss_sum / static_cast<double>(steps), 100 * accuracy, epoch_s,
                 1e3 * epoch_s / static_cast<double>(steps));

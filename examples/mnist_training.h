@@ -1,6 +1,6 @@
 #pragma once
-// What the Fashion-MNIST examples share: the data on the host and its batches, a progress bar,
-// and the test accuracy.
+// What the Fashion-MNIST examples share: the datasets and their loaders (data::MnistDataset,
+// data::DataLoader), a progress bar, and the test accuracy.
 #include <unistd.h>
 
 #include <algorithm>
@@ -8,54 +8,52 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
-#include "data/fashion_mnist.h"
+#include "data/dataloader.h"
+#include "data/mnist_batcher.h"
+#include "data/mnist_dataset.h"
+#include "data/transform/partial.h"
 #include "nn/nn.h"
 
 namespace mnist_training {
 
 using namespace ember;
 
-// Images scaled to [0, 1] and centred with Fashion-MNIST's mean and deviation, on the host:
-// batches are uploaded as they are used, so no device limit on buffer size applies.
-struct HostSet {
-  std::vector<float> pixels;  // [n, 784]
-  std::vector<int32_t> labels;
-  int64_t n = 0;
+// The data: Fashion-MNIST's splits as datasets (the bytes of the files, on the host), batched by
+// data::MnistBatcher (pixels scaled to [0, 1] and centred with the data set's mean and
+// deviation) on the loader's worker threads; each batch is uploaded as it is built, so no
+// device limit on buffer size applies.
+struct MnistData {
+  std::shared_ptr<data::MnistDataset> train, test;
 };
 
-inline HostSet to_host_set(const data::MnistSplit& split) {
-  constexpr float kMean = 0.2860f, kStd = 0.3530f;
-  HostSet s;
-  s.n = split.labels.dims[0];
-  s.pixels.resize(split.images.data.size());
-  for (size_t i = 0; i < s.pixels.size(); ++i) {
-    s.pixels[i] = (split.images.data[i] / 255.0f - kMean) / kStd;
-  }
-  s.labels.assign(split.labels.data.begin(), split.labels.data.end());
-  return s;
+inline MnistData load_mnist(const std::string& dir) {
+  return {std::make_shared<data::MnistDataset>(data::MnistDataset::train(dir)),
+          std::make_shared<data::MnistDataset>(data::MnistDataset::test(dir))};
 }
 
-constexpr int64_t kPixels = data::kMnistSide * data::kMnistSide;
+constexpr int64_t kPixels = data::kMnistPixels;
+using Batch = data::MnistBatch;
 
-struct Batch {
-  Tensor<2> x;       // [b, 784]
-  Tensor<1, Int> y;  // [b]
-};
+// Batches of `batch` training images, reshuffled every epoch from `seed`, built by `workers`
+// threads ahead of the training step.
+inline std::shared_ptr<data::DataLoader<Batch>> train_loader(const MnistData& d, int64_t batch,
+                                                             size_t workers, const Device& dev,
+                                                             uint64_t seed = 42) {
+  return data::DataLoaderBuilder<data::MnistItem, Batch>(std::make_shared<data::MnistBatcher>())
+      .batch_size(static_cast<size_t>(batch))
+      .shuffle(seed)
+      .num_workers(workers)
+      .build(d.train, dev);
+}
 
-inline Batch make_batch(const HostSet& s, const std::vector<int64_t>& order, int64_t first,
-                        int64_t b, const Device& dev) {
-  std::vector<float> x(b * kPixels);
-  std::vector<int32_t> y(b);
-  for (int64_t i = 0; i < b; ++i) {
-    int64_t row = order[first + i];
-    std::memcpy(&x[i * kPixels], &s.pixels[row * kPixels], kPixels * sizeof(float));
-    y[i] = s.labels[row];
-  }
-  return {Tensor<2>::from_data(TensorData(x, Shape{b, kPixels}), dev),
-          Tensor<1, Int>::from_data(TensorData(y, Shape{b}), dev)};
+// [b, 28, 28] images as the [b, 784] rows a multilayer perceptron takes.
+inline Tensor<2> flat(const Tensor<3>& images) {
+  return images.reshape<2>(Shape{images.shape()[0], kPixels});
 }
 
 class ProgressBar {
@@ -82,23 +80,26 @@ class ProgressBar {
   bool tty_;
 };
 
-// The share of the first `images` test images (0: all) whose argmax of logits(x [b, 784]) is
-// their label, in batches of 500.
+// The share of the first `images` test images (0: all) whose argmax of logits(images [b, 28, 28])
+// is their label, in batches of 500 built by one worker thread.
 template <class Logits>
-double test_accuracy(const Logits& logits, const HostSet& test, int64_t images, const Device& dev) {
+double test_accuracy(const Logits& logits, const MnistData& d, int64_t images, const Device& dev) {
   NoGradGuard no_grad;
-  images = images > 0 ? std::min(images, test.n) : test.n;
-  std::vector<int64_t> order(test.n);
-  for (int64_t i = 0; i < test.n; ++i) order[i] = i;
-  int64_t correct = 0, seen = 0;
-  for (int64_t first = 0; first < images; first += 500) {
-    int64_t batch = std::min<int64_t>(500, images - first);
-    Batch b = make_batch(test, order, first, batch, dev);
-    auto hits = logits(b.x).argmax(1).equal(b.y.unsqueeze_dim(1)).int_().sum();
+  const auto n = static_cast<size_t>(d.test->len());
+  const size_t count = images > 0 ? std::min(static_cast<size_t>(images), n) : n;
+  auto first = std::make_shared<data::PartialDataset<data::MnistItem>>(d.test, 0, count);
+  auto loader =
+      data::DataLoaderBuilder<data::MnistItem, Batch>(std::make_shared<data::MnistBatcher>())
+          .batch_size(500)
+          .num_workers(1)
+          .build(first, dev);
+  int64_t correct = 0;
+  auto it = loader->iter();
+  while (std::optional<Batch> b = it->next()) {
+    auto hits = logits(b->images).argmax(1).equal(b->targets.unsqueeze_dim(1)).int_().sum();
     correct += hits.template into_scalar<int64_t>();
-    seen += batch;
   }
-  return static_cast<double>(correct) / static_cast<double>(seen);
+  return static_cast<double>(correct) / static_cast<double>(count);
 }
 
 inline double seconds_since(std::chrono::steady_clock::time_point t0) {

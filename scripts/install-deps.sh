@@ -12,6 +12,8 @@ packages=(
   libshaderc-dev glslang-dev glslang-tools
   # libraries
   libsqlite3-dev libabsl-dev libxxhash-dev libeigen3-dev nlohmann-json3-dev zlib1g-dev
+  # data layer: image decoding and CSV
+  libpng-dev libturbojpeg0-dev libcsv-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
   # training example data
