@@ -16,6 +16,8 @@ packages=(
   libpng-dev libturbojpeg0-dev libcsv-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
+  # the train layer: terminal dashboard, report plots, the dashboard's test
+  libncurses-dev gnuplot-nox tmux
   # training example data
   dataset-fashion-mnist
 )

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <clocale>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -24,6 +25,7 @@ std::string fit(std::string text, int width) {
 }  // namespace
 
 Dashboard::Dashboard() {
+  std::setlocale(LC_ALL, "");  // the terminal's encoding: box lines as Unicode under UTF-8
   if (!initscr()) throw Error("Dashboard: ncurses could not initialise the terminal");
   active_ = true;
   cbreak();  // Ctrl-C still raises SIGINT (the Learner's interrupter)
@@ -181,8 +183,8 @@ void Dashboard::draw_plot(const MetricSeries& s, int top, int left, int width, i
   mvaddstr(top + 1, left, label);
   std::snprintf(label, sizeof label, "%10.*g", 4, y_min);
   mvaddstr(top + inner_h, left, label);
-  for (int r = 0; r < inner_h; ++r) mvaddch(top + 1 + r, left + 10, ACS_VLINE);
-  mvhline(top + inner_h + 1, left + 10, ACS_HLINE, inner_w + 1);
+  for (int r = 0; r < inner_h; ++r) mvaddch(top + 1 + r, left + 10, '|');
+  mvhline(top + inner_h + 1, left + 10, '-', inner_w + 1);
   for (int split = 0; split < 2; ++split) {
     attron(COLOR_PAIR(split == 0 ? kTrainPair : kValidPair));
     for (const auto& [x, y] : s.points[split]) {
