@@ -13,13 +13,14 @@ declare -A allowed=(
   [kernels]="ir runtime autotune kernels"
   [jit]="ir runtime autotune kernels jit"
   [frontend]="ir runtime autotune kernels jit frontend"
-  [nn]="ir frontend nn"
-  [optim]="ir frontend nn optim"
+  [record]="ir frontend record"
+  [nn]="ir frontend record nn"
+  [optim]="ir frontend record nn optim"
   [data]="ir frontend data"
-  [train]="ir frontend nn optim data train"
-  [tools]="ir runtime autotune kernels jit frontend nn optim data train tools"
+  [train]="ir frontend record nn optim data train"
+  [tools]="ir runtime autotune kernels jit frontend record nn optim data train tools"
 )
-layers="ir runtime autotune kernels jit frontend nn optim data train tools"
+layers="ir runtime autotune kernels jit frontend record nn optim data train tools"
 status=0
 checked=0
 for layer in "${!allowed[@]}"; do

@@ -36,4 +36,25 @@ double ComposedLrScheduler::step() {
   return acc;
 }
 
+nlohmann::json ComposedLrScheduler::state() const {
+  nlohmann::json inner = nlohmann::json::array();
+  for (const auto& s : schedulers_) inner.push_back(s->state());
+  return {{"schedulers", inner}};
+}
+
+void ComposedLrScheduler::load_state(const nlohmann::json& state) {
+  if (!state.is_object() || !state.contains("schedulers") || !state["schedulers"].is_array() ||
+      state["schedulers"].size() != schedulers_.size()) {
+    throw Error("ComposedLrScheduler: state does not hold " + std::to_string(schedulers_.size()) +
+                " schedulers: " + state.dump());
+  }
+  // Loaded into copies first, so a bad inner state leaves every scheduler as it was.
+  std::vector<std::unique_ptr<LrScheduler>> loaded;
+  for (size_t i = 0; i < schedulers_.size(); ++i) {
+    loaded.push_back(schedulers_[i]->clone());
+    loaded.back()->load_state(state["schedulers"][i]);
+  }
+  schedulers_ = std::move(loaded);
+}
+
 }  // namespace ember::optim

@@ -21,6 +21,8 @@ class ComposedLrScheduler : public LrScheduler {
   std::unique_ptr<LrScheduler> clone() const override {
     return std::make_unique<ComposedLrScheduler>(*this);
   }
+  nlohmann::json state() const override;
+  void load_state(const nlohmann::json& state) override;
 
  private:
   std::vector<std::unique_ptr<LrScheduler>> schedulers_;

@@ -14,6 +14,8 @@ class ConstantLr : public LrScheduler {
   std::unique_ptr<LrScheduler> clone() const override {
     return std::make_unique<ConstantLr>(*this);
   }
+  nlohmann::json state() const override;
+  void load_state(const nlohmann::json& state) override;
 
  private:
   double lr_;

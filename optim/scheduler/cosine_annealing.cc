@@ -27,4 +27,10 @@ double CosineAnnealingLrScheduler::step() {
   return min_ + 0.5 * (initial_ - min_) * (1 + std::cos(phase));
 }
 
+nlohmann::json CosineAnnealingLrScheduler::state() const { return {{"iter", iter_}}; }
+
+void CosineAnnealingLrScheduler::load_state(const nlohmann::json& state) {
+  iter_ = detail::state_count("CosineAnnealingLrScheduler", state, "iter");
+}
+
 }  // namespace ember::optim

@@ -19,6 +19,8 @@ class CosineAnnealingLrScheduler : public LrScheduler {
   std::unique_ptr<LrScheduler> clone() const override {
     return std::make_unique<CosineAnnealingLrScheduler>(*this);
   }
+  nlohmann::json state() const override;
+  void load_state(const nlohmann::json& state) override;
 
  private:
   double initial_;

@@ -21,4 +21,10 @@ double ExponentialLrScheduler::step() {
   return initial_ * std::pow(gamma_, static_cast<double>(iter_++));
 }
 
+nlohmann::json ExponentialLrScheduler::state() const { return {{"iter", iter_}}; }
+
+void ExponentialLrScheduler::load_state(const nlohmann::json& state) {
+  iter_ = detail::state_count("ExponentialLrScheduler", state, "iter");
+}
+
 }  // namespace ember::optim

@@ -15,6 +15,8 @@ class ExponentialLrScheduler : public LrScheduler {
   std::unique_ptr<LrScheduler> clone() const override {
     return std::make_unique<ExponentialLrScheduler>(*this);
   }
+  nlohmann::json state() const override;
+  void load_state(const nlohmann::json& state) override;
 
  private:
   double initial_, gamma_;

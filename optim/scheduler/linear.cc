@@ -20,4 +20,10 @@ double LinearLrScheduler::step() {
   return initial_ + (final_ - initial_) * static_cast<double>(k) / static_cast<double>(num_iters_);
 }
 
+nlohmann::json LinearLrScheduler::state() const { return {{"iter", iter_}}; }
+
+void LinearLrScheduler::load_state(const nlohmann::json& state) {
+  iter_ = detail::state_count("LinearLrScheduler", state, "iter");
+}
+
 }  // namespace ember::optim

@@ -16,6 +16,8 @@ class LinearLrScheduler : public LrScheduler {
   std::unique_ptr<LrScheduler> clone() const override {
     return std::make_unique<LinearLrScheduler>(*this);
   }
+  nlohmann::json state() const override;
+  void load_state(const nlohmann::json& state) override;
 
  private:
   double initial_, final_;

@@ -20,4 +20,10 @@ double NoamLrScheduler::step() {
   return init_lr_ / std::sqrt(static_cast<double>(model_size_)) * std::min(1 / std::sqrt(s), rise);
 }
 
+nlohmann::json NoamLrScheduler::state() const { return {{"step", step_}}; }
+
+void NoamLrScheduler::load_state(const nlohmann::json& state) {
+  step_ = detail::state_count("NoamLrScheduler", state, "step");
+}
+
 }  // namespace ember::optim

@@ -17,6 +17,8 @@ class NoamLrScheduler : public LrScheduler {
   std::unique_ptr<LrScheduler> clone() const override {
     return std::make_unique<NoamLrScheduler>(*this);
   }
+  nlohmann::json state() const override;
+  void load_state(const nlohmann::json& state) override;
 
  private:
   double init_lr_;

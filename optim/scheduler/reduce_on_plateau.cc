@@ -5,6 +5,7 @@
 
 #include "ir/error.h"
 #include "optim/scheduler/check.h"
+#include "optim/scheduler/state.h"
 
 namespace ember::optim {
 
@@ -49,6 +50,25 @@ double ReduceLrOnPlateau::step(double metric) {
     bad_steps_ = 0;
   }
   return lr_;
+}
+
+nlohmann::json ReduceLrOnPlateau::state() const {
+  return {{"lr", detail::state_double(lr_)},
+          {"best", detail::state_double(best_)},
+          {"bad_steps", bad_steps_},
+          {"cooldown_left", cooldown_left_}};
+}
+
+void ReduceLrOnPlateau::load_state(const nlohmann::json& state) {
+  const char* name = "ReduceLrOnPlateau";
+  const double lr = detail::state_double(name, state, "lr");
+  const double best = detail::state_double(name, state, "best");
+  const int64_t bad = detail::state_count(name, state, "bad_steps");
+  const int64_t cooldown = detail::state_count(name, state, "cooldown_left");
+  lr_ = lr;
+  best_ = best;
+  bad_steps_ = bad;
+  cooldown_left_ = cooldown;
 }
 
 }  // namespace ember::optim

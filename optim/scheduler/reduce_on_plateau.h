@@ -6,6 +6,7 @@
 // stagnation. Not an LrScheduler: it needs the metric.
 #include <cstdint>
 #include <limits>
+#include <nlohmann/json.hpp>
 
 namespace ember::optim {
 
@@ -30,6 +31,10 @@ class ReduceLrOnPlateau {
   // Records this step's metric and returns the rate for the next step.
   double step(double metric);
   double lr() const { return lr_; }
+  // Where it is (rate, best metric, counters) as JSON, for checkpoints; load_state() restores it
+  // into one made with the same options (throws ember::Error for a state of another shape).
+  nlohmann::json state() const;
+  void load_state(const nlohmann::json& state);
 
  private:
   bool improves(double metric) const;

@@ -21,4 +21,10 @@ double StepLrScheduler::step() {
   return initial_ * std::pow(gamma_, static_cast<double>(iter_++ / step_size_));
 }
 
+nlohmann::json StepLrScheduler::state() const { return {{"iter", iter_}}; }
+
+void StepLrScheduler::load_state(const nlohmann::json& state) {
+  iter_ = detail::state_count("StepLrScheduler", state, "iter");
+}
+
 }  // namespace ember::optim

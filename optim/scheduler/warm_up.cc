@@ -30,4 +30,15 @@ double WarmUpLrScheduler::step() {
   return lr * static_cast<double>(iter_) / static_cast<double>(warmup_iters_);
 }
 
+nlohmann::json WarmUpLrScheduler::state() const {
+  return {{"iter", iter_}, {"inner", inner_->state()}};
+}
+
+void WarmUpLrScheduler::load_state(const nlohmann::json& state) {
+  const int64_t iter = detail::state_count("WarmUpLrScheduler", state, "iter");
+  if (!state.contains("inner")) throw Error("WarmUpLrScheduler: state lacks 'inner'");
+  inner_->load_state(state["inner"]);
+  iter_ = iter;
+}
+
 }  // namespace ember::optim

@@ -21,6 +21,8 @@ class WarmUpLrScheduler : public LrScheduler {
   std::unique_ptr<LrScheduler> clone() const override {
     return std::make_unique<WarmUpLrScheduler>(*this);
   }
+  nlohmann::json state() const override;
+  void load_state(const nlohmann::json& state) override;
 
  private:
   std::unique_ptr<LrScheduler> inner_;
