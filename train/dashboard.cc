@@ -164,7 +164,8 @@ void Dashboard::draw_plots(int top, int width, int height) {
 void Dashboard::draw_plot(const MetricSeries& s, int top, int left, int width, int height) {
   const int inner_w = width - 12, inner_h = height - 2;
   if (inner_w < 8 || inner_h < 2) return;
-  double x_max = 1, y_min = INFINITY, y_max = -INFINITY;
+  // The whole run spans the width: the curves grow from left to right as training goes.
+  double x_max = std::max(1.0, progress_.steps_total), y_min = INFINITY, y_max = -INFINITY;
   for (const auto& points : s.points) {
     for (const auto& [x, y] : points) {
       if (!std::isfinite(y)) continue;

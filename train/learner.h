@@ -122,7 +122,12 @@ class Learner {
   std::set<int64_t> saved_epochs_;
   FitResult result_;
   int64_t global_step_ = 0, optimizer_steps_ = 0, start_epoch_ = 1, skip_ = 0;
-  int64_t train_iterations_ = 0, valid_iterations_ = 0, units_done_ = 0, units_at_start_ = 0;
+  int64_t train_iterations_ = 0, valid_iterations_ = 0;
+  // The ETA: steps done over the whole run (a resumed one included) and in this process, and
+  // the time validation took, so that training and validation steps each have their own rate.
+  int64_t train_done_ = 0, valid_done_ = 0, train_run_ = 0, valid_run_ = 0;
+  double valid_seconds_ = 0;
+  std::optional<std::chrono::steady_clock::time_point> valid_start_;
   double lr_ = 0;
   std::chrono::steady_clock::time_point t0_;
 };

@@ -37,12 +37,20 @@ TrainingProgress Learner<M, Rule>::progress(Split split, int64_t epoch, int64_t 
   p.epochs = p_.config.num_epochs;
   p.iteration = iteration;
   p.iterations = iterations;
-  p.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
-  const int64_t total = p_.config.num_epochs * (train_iterations_ + valid_iterations_);
-  const int64_t done_here = units_done_ - units_at_start_;
-  if (done_here > 0) {
-    p.eta_s = p.elapsed_s / static_cast<double>(done_here) *
-              static_cast<double>(std::max<int64_t>(0, total - units_done_));
+  p.steps_total = static_cast<double>(p_.config.num_epochs * train_iterations_);
+  const auto now = std::chrono::steady_clock::now();
+  p.elapsed_s = std::chrono::duration<double>(now - t0_).count();
+  double valid_s = valid_seconds_;
+  if (valid_start_) valid_s += std::chrono::duration<double>(now - *valid_start_).count();
+  if (train_run_ > 0) {
+    const double train_rate = (p.elapsed_s - valid_s) / static_cast<double>(train_run_);
+    // Before the first validation step, one is taken to cost a third of a training step
+    // (a forward pass without the backward and the update).
+    const double valid_rate =
+        valid_run_ > 0 ? valid_s / static_cast<double>(valid_run_) : train_rate / 3;
+    const int64_t epochs = p_.config.num_epochs;
+    p.eta_s = train_rate * static_cast<double>(epochs * train_iterations_ - train_done_) +
+              valid_rate * static_cast<double>(epochs * valid_iterations_ - valid_done_);
   }
   return p;
 }
@@ -129,7 +137,7 @@ bool Learner<M, Rule>::train_epoch(Loader& loader, int64_t epoch, int64_t skip) 
   int64_t iteration = 0;
   for (; iteration < skip && it->next(); ++iteration) {
   }
-  units_done_ += iteration;
+  train_done_ += iteration;
   optim::GradientsAccumulator accumulator;
   int64_t last_read = iteration;
   auto read = [&] {
@@ -140,7 +148,7 @@ bool Learner<M, Rule>::train_epoch(Loader& loader, int64_t epoch, int64_t skip) 
   };
   while (auto batch = it->next()) {
     auto output = p_.model.train_step(*batch);
-    ++iteration, ++global_step_, ++units_done_;
+    ++iteration, ++global_step_, ++train_done_, ++train_run_;
     accumulator.accumulate(output.grads);
     if (accumulator.count() == p_.config.grad_accumulation || iteration == iterations) {
       lr_ = p_.scheduler->step();
@@ -171,6 +179,7 @@ template <nn::Module M, class Rule>
 template <class Loader>
 void Learner<M, Rule>::valid_epoch(Loader& loader, int64_t epoch) {
   NoGradGuard no_grad;
+  valid_start_ = std::chrono::steady_clock::now();
   const M model = p_.model.valid();
   detail::start_loader_epoch(loader, epoch);
   auto it = loader.iter();
@@ -189,7 +198,7 @@ void Learner<M, Rule>::valid_epoch(Loader& loader, int64_t epoch) {
   };
   while (auto batch = it->next()) {
     auto output = model.valid_step(*batch);
-    ++iteration, ++units_done_;
+    ++iteration, ++valid_done_, ++valid_run_;
     MetricMetadata meta{epoch, p_.config.num_epochs, iteration, iterations, global_step_, lr_};
     valid_metrics_.update(output.metric_input(), meta);
     sync(device);
@@ -197,6 +206,9 @@ void Learner<M, Rule>::valid_epoch(Loader& loader, int64_t epoch) {
     if (iteration % p_.config.log_interval == 0) read();
   }
   if (last_read != iteration) read();
+  valid_seconds_ +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - *valid_start_).count();
+  valid_start_.reset();
   valid_metrics_.end_epoch(epoch, history_, loggers());
   p_.renderer->render(history_, progress(Split::Valid, epoch, iteration, iterations), true);
 }
@@ -209,10 +221,9 @@ M Learner<M, Rule>::fit(std::shared_ptr<TrainLoader> train, std::shared_ptr<Vali
   train_iterations_ = detail::num_batches(*train);
   valid_iterations_ = valid ? detail::num_batches(*valid) : 0;
   start();
-  // Steps before the start of this run do not count towards its speed (train_epoch adds the
-  // skipped steps of a resumed epoch to units_done_).
-  units_done_ = (start_epoch_ - 1) * (train_iterations_ + valid_iterations_);
-  units_at_start_ = units_done_ + skip_;
+  // Epochs before a resumed one are done (train_epoch adds the skipped steps of its epoch).
+  train_done_ = (start_epoch_ - 1) * train_iterations_;
+  valid_done_ = (start_epoch_ - 1) * valid_iterations_;
   for (int64_t epoch = start_epoch_; epoch <= p_.config.num_epochs; ++epoch) {
     const int64_t skip = epoch == start_epoch_ ? skip_ : 0;
     if (!train_epoch(*train, epoch, skip)) {

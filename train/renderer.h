@@ -16,6 +16,7 @@ struct TrainingProgress {
   int64_t iteration = 0, iterations = 0;  // steps done in this split's epoch, of this many
   double elapsed_s = 0;                   // since fit() started
   double eta_s = -1;                      // to the end of training; < 0: not known yet
+  double steps_total = 0;                 // training steps of the whole run (the plots' x axis)
 };
 
 class Renderer {
