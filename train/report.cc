@@ -60,7 +60,7 @@ std::string plot_script(const MetricSeries& s, const std::string& data, const st
   g << "set terminal pngcairo size 1100,380 font 'sans,10'\n"
     << "set output '" << png << "'\n"
     << "set datafile missing 'NaN'\n"
-    << "set grid\nset key top right\n"
+    << "set grid\nset key " << (s.direction == Direction::Highest ? "bottom" : "top") << " right\n"
     << "set multiplot layout 1,2 title '" << label << "'\n"
     << "set xlabel 'training step'\nset ylabel '" << label << "'\n"
     << "plot '" << data << "' index 0 with lines lw 1.5 lc rgb '#1f77b4' title 'train', "
