@@ -41,6 +41,7 @@ int main(int argc, char** argv) {
                      .num_epochs(1000)
                      .log_interval(2)
                      .with_checkpointer(checkpoints)
+                     .stop_on_ctrl_c()
                      .build(testing::make_classifier(0.1), optim::AdamConfig().init(), 0.02);
   auto train = std::make_shared<testing::VectorLoader>(testing::make_data(120, 1), 8, 3);
   auto valid = std::make_shared<testing::VectorLoader>(testing::make_data(30, 2), 8, std::nullopt);

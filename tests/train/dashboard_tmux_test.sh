@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The dashboard in a real terminal: runs dashboard_demo inside tmux, captures the screen, checks
 # that it shows the progress (epoch, iteration, ETA), the metrics table and the plots, then
-# presses q and checks that the run stopped with a checkpoint. Skips (77) without tmux.
+# presses q and checks that the run stopped with a checkpoint; then runs it again and stops it
+# with Ctrl-C. Skips (77) without tmux.
 set -euo pipefail
 demo=$1
 command -v tmux >/dev/null || { echo "tmux is not installed: skipped"; exit 77; }
@@ -42,5 +43,23 @@ echo "result: $result"
 case "$result" in
   interrupted=1*checkpoints=*[0-9],*) ;;
   *) echo "FAIL: q did not stop the run with a checkpoint"; status=1 ;;
+esac
+# Ctrl-C: the same stop, through SIGINT.
+rm -f "$work/exit" "$work/result"
+tmux kill-session -t "$session"
+tmux -u new-session -d -s "$session" -x 120 -y 45 \
+  "LANG=C.UTF-8 TERM=xterm-256color '$demo' '$work/result'; echo \$? > '$work/exit'; sleep 60"
+for _ in $(seq 1 100); do
+  tmux capture-pane -p -t "$session" > "$screen"
+  grep -qE "^ *Loss +[0-9.]+" "$screen" && break
+  sleep 0.1
+done
+tmux send-keys -t "$session" C-c
+for _ in $(seq 1 100); do [ -f "$work/exit" ] && break; sleep 0.1; done
+result=$(cat "$work/result" 2>/dev/null || true)
+echo "after Ctrl-C: exit $(cat "$work/exit" 2>/dev/null), $result"
+case "$result" in
+  interrupted=1*checkpoints=*[0-9],*) ;;
+  *) echo "FAIL: Ctrl-C did not stop the run with a checkpoint"; status=1 ;;
 esac
 exit $status
