@@ -86,7 +86,11 @@ Record remap_keys(const std::string& file, Record record, const std::vector<KeyR
   for (Entry& e : record.entries) {
     std::string key = e.path;
     for (size_t i = 0; i < rules.size() && !key.empty(); ++i) {
-      key = std::regex_replace(key, compiled[i], rules[i].replacement);
+      if (rules[i].replacement.empty()) {
+        if (std::regex_search(key, compiled[i])) key.clear();  // a rule that drops keys
+      } else {
+        key = std::regex_replace(key, compiled[i], rules[i].replacement);
+      }
     }
     if (key.empty()) continue;
     if (auto [it, fresh] = seen.emplace(key, e.path); !fresh) {

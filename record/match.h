@@ -36,8 +36,8 @@ struct LoadReport {
 };
 
 // Applies the remapping rules to every key, in order (std::regex_replace: each rule replaces
-// every match); keys remapped to "" are dropped. Throws ember::Error naming `file` for a bad
-// pattern or two keys that map to one.
+// every match); a rule with an empty replacement drops the keys it matches. Throws ember::Error
+// naming `file` for a bad pattern or two keys that map to one.
 Record remap_keys(const std::string& file, Record record, const std::vector<KeyRemap>& rules);
 
 // The record's tensor for each target (adapted to Ember's layout; nullopt when missing or

@@ -197,6 +197,10 @@ Record read_native(const std::string& path, const LoadOptions& options) {
     if (!v.is_string()) throw Error(where + ": metadata '" + k + "' is not a string");
     record.metadata[k] = v.get<std::string>();
   }
+  // The writer's version, for the curious (format_version decides what this reader accepts).
+  if (header.contains("ember_version") && header["ember_version"].is_string()) {
+    record.metadata["ember.version"] = header["ember_version"].get<std::string>();
+  }
   const json& entries = detail::field(where, header, "entries");
   if (!entries.is_array()) throw Error(where + ": entries is not an array");
   for (const json& j : entries) record.entries.push_back(read_entry(where, j, data, options));

@@ -46,8 +46,8 @@ enum class Adapter {
 };
 
 struct KeyRemap {
-  std::string pattern;      // ECMAScript regular expression, matched against the whole key
-  std::string replacement;  // $1... refer to groups; an empty result drops the key
+  std::string pattern;      // ECMAScript regular expression, searched for in the key
+  std::string replacement;  // $1... refer to groups; empty: drop the keys that match
 };
 
 struct LoadOptions {

@@ -41,9 +41,8 @@ Entry::Entry(std::string p, DType dtype, Shape shape, std::span<const std::byte>
       owner_(std::move(owner)) {}
 
 TensorData Entry::to_data() const {
-  std::vector<std::byte> copy(bytes_.size());
-  if (!copy.empty()) std::memcpy(copy.data(), bytes_.data(), bytes_.size());
-  return TensorData(dtype_, shape_, std::move(copy));
+  // Constructed from the range: one pass over the bytes (a sized vector would zero them first).
+  return TensorData(dtype_, shape_, std::vector<std::byte>(bytes_.begin(), bytes_.end()));
 }
 
 TensorData Entry::to_data(DType dtype) const {

@@ -2,6 +2,7 @@
 
 #include "record/json_recorder.h"
 #include "record/native.h"
+#include "record/pytorch/pytorch.h"
 #include "record/safetensors.h"
 
 namespace ember::record {
@@ -51,7 +52,9 @@ void save(const Record& record, const std::string& path, const SaveOptions& opti
   }
 }
 
-Record load(const std::string& path, const LoadOptions& options) {
+namespace {
+
+Record load_format(const std::string& path, const LoadOptions& options) {
   switch (resolve_format(path, options.format)) {
     case Format::native:
       return read_native(path, options);
@@ -59,10 +62,24 @@ Record load(const std::string& path, const LoadOptions& options) {
       return read_json(path, options);
     case Format::safetensors:
       return read_safetensors(path, options);
+    case Format::pytorch:
+      return read_pytorch(path, options);
     default:
       break;
   }
   throw Error("record: loading '" + path + "': no format");
+}
+
+}  // namespace
+
+Record load(const std::string& path, const LoadOptions& options) {
+  try {
+    return load_format(path, options);
+  } catch (const Error& e) {
+    // Every reader names the file; a check deep inside one (a dtype's name) may not.
+    if (std::string(e.what()).find(path) != std::string::npos) throw;
+    throw Error("record: loading '" + path + "': " + e.what());
+  }
 }
 
 }  // namespace ember::record

@@ -14,6 +14,8 @@ packages=(
   libsqlite3-dev libabsl-dev libxxhash-dev libeigen3-dev nlohmann-json3-dev zlib1g-dev
   # data layer: image decoding and CSV
   libpng-dev libturbojpeg0-dev libcsv-dev
+  # records: PyTorch .pt files are zip archives
+  libzip-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
   # the train layer: terminal dashboard, report plots, the dashboard's test

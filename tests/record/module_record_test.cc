@@ -35,6 +35,10 @@ TEST_P(ModuleRoundTrip, EveryLayerKindIsBitIdentical) {
   fresh.layers[0] = fresh.layers[0].no_grad();
   Zoo loaded = nn::load(fresh, path);
   expect_identical(saved, loaded);
+  if (std::string(GetParam()) == ".ember") {
+    EXPECT_EQ(load(path).metadata.at("ember.version"), "0.1.0");
+    EXPECT_EQ(load(path).metadata.at("ember.module"), "Zoo");
+  }
   // Only the final file remains: the temporary one was renamed.
   EXPECT_EQ(dir.files(), std::vector<std::string>{std::string("zoo") + GetParam()});
 }

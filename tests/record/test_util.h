@@ -2,6 +2,7 @@
 // Helpers of the record tests: a module holding every layer kind with random values, a scratch
 // directory, bytewise comparison of two modules and file fixtures.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -20,8 +21,12 @@ using nn::testing::expect_error;
 // Every kind of layer with parameters or state, plus vectors and optionals of modules.
 struct Zoo {
   nn::Linear linear;
+  nn::Conv1d conv1d;
   nn::Conv2d conv;
+  nn::Conv3d conv3d;
+  nn::ConvTranspose1d deconv1d;
   nn::ConvTranspose2d deconv;
+  nn::ConvTranspose3d deconv3d;
   nn::BatchNorm bn;
   nn::LayerNorm ln;
   nn::GroupNorm gn;
@@ -33,15 +38,19 @@ struct Zoo {
   std::vector<nn::Linear> layers;
   std::optional<nn::Linear> head;
   std::optional<nn::Linear> absent;
-  EMBER_MODULE(Zoo, linear, conv, deconv, bn, ln, gn, in, rms, emb, prelu, swiglu, layers, head,
-               absent)
+  EMBER_MODULE(Zoo, linear, conv1d, conv, conv3d, deconv1d, deconv, deconv3d, bn, ln, gn, in, rms,
+               emb, prelu, swiglu, layers, head, absent)
 };
 
 inline Zoo make_zoo(const Device& d = dev()) {
   Zoo z;
   z.linear = nn::LinearConfig(5, 3).init(d);
+  z.conv1d = nn::Conv1dConfig(2, 3, 3).init(d);
   z.conv = nn::Conv2dConfig({2, 4}, {3, 3}).init(d);
+  z.conv3d = nn::Conv3dConfig({1, 2}, {2, 2, 2}).init(d);
+  z.deconv1d = nn::ConvTranspose1dConfig({3, 2}, 2).init(d);
   z.deconv = nn::ConvTranspose2dConfig({4, 2}, {2, 2}).init(d);
+  z.deconv3d = nn::ConvTranspose3dConfig({2, 1}, {2, 2, 2}).init(d);
   z.bn = nn::BatchNormConfig(4).init(d);
   z.ln = nn::LayerNormConfig(6).init(d);
   z.gn = nn::GroupNormConfig(2, 4).init(d);
@@ -106,14 +115,22 @@ void expect_identical(const M& a, const M& b) {
   }
 }
 
-// A fresh directory under the system's temporary directory, removed at the end of the test.
+// A fresh directory, removed at the end of the test: in /dev/shm where there is one (the fuzz
+// tests write thousands of small files; on a busy disk that takes seconds), else under the
+// system's temporary directory.
 class ScratchDir {
  public:
+  static std::filesystem::path base() {
+    std::error_code ec;
+    if (std::filesystem::is_directory("/dev/shm", ec) && ::access("/dev/shm", W_OK) == 0) {
+      return "/dev/shm";
+    }
+    return std::filesystem::temp_directory_path();
+  }
   ScratchDir() {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = std::filesystem::temp_directory_path() /
-           ("ember_record_" + std::string(info->test_suite_name()) + "_" + info->name() + "_" +
-            std::to_string(::getpid()));
+    dir_ = base() / ("ember_record_" + std::string(info->test_suite_name()) + "_" + info->name() +
+                     "_" + std::to_string(::getpid()));
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);
   }
