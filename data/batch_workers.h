@@ -5,7 +5,8 @@
 // batches exist at once); finished batches wait in a reorder buffer, so the consumer sees the
 // same sequence whatever the number of workers or their timing. An exception thrown while
 // building a batch travels in that batch's place and is rethrown by next() once; the epoch ends
-// there. The destructor stops and joins every worker, so no thread outlives its epoch.
+// there. The destructor stops and joins every worker, so no thread outlives its epoch, and the
+// loader stops the workers of the epochs still running when it goes (stop_workers).
 #include <condition_variable>
 #include <exception>
 #include <map>
@@ -73,25 +74,54 @@ class BatchWorkers {
   // the epoch and after an error was rethrown.
   std::optional<Batch> next() {
     Slot slot;
+    size_t k = 0;
+    bool build_here = false;
     {
       std::unique_lock lock(mutex_);
       if (finished_ || next_yield_ >= batches_) return std::nullopt;
-      ready_cv_.wait(lock, [&] { return ready_.count(next_yield_) != 0; });
-      auto node = ready_.extract(next_yield_);
-      slot = std::move(node.mapped());
-      ++next_yield_;
-      if (std::holds_alternative<std::exception_ptr>(slot)) finished_ = true;
+      // Once the workers are stopped (stop_workers), the batches none of them claimed are
+      // built here.
+      ready_cv_.wait(lock, [&] {
+        return ready_.count(next_yield_) != 0 || (stopping_ && next_yield_ >= next_claim_);
+      });
+      k = next_yield_++;
+      if (auto node = ready_.extract(k)) {
+        slot = std::move(node.mapped());
+      } else {
+        build_here = true;
+        next_claim_ = next_yield_;
+      }
     }
     work_cv_.notify_all();
+    if (build_here) slot = build(k);
     if (auto* error = std::get_if<std::exception_ptr>(&slot)) {
-      stop();
+      finish();
       std::rethrow_exception(*error);
     }
     return std::move(std::get<Batch>(slot));
   }
 
+  // Stops and joins the worker threads (their current batches are kept); next() goes on
+  // building the rest of the epoch itself. The loader calls it when it goes, so that no thread
+  // outlives it even where an epoch's iterator does.
+  void stop_workers() {
+    stop();
+    std::lock_guard lock(join_mutex_);
+    for (auto& t : threads_) {
+      if (t.joinable()) t.join();
+    }
+  }
+
  private:
   using Slot = std::variant<std::monostate, Batch, std::exception_ptr>;
+
+  Slot build(size_t k) const {
+    try {
+      return source_.build(plan_.batch(k));
+    } catch (...) {
+      return std::current_exception();
+    }
+  }
 
   void stop() {
     {
@@ -99,12 +129,19 @@ class BatchWorkers {
       stopping_ = true;
     }
     work_cv_.notify_all();
+    ready_cv_.notify_all();
   }
 
-  void join_all() {
+  // After an error: the epoch ends and the workers exit.
+  void finish() {
+    {
+      std::lock_guard lock(mutex_);
+      finished_ = true;
+    }
     stop();
-    for (auto& t : threads_) t.join();
   }
+
+  void join_all() { stop_workers(); }
 
   // The next batch this worker should build, or nothing when it should exit.
   std::optional<size_t> claim() {
@@ -118,12 +155,7 @@ class BatchWorkers {
 
   void work() {
     while (std::optional<size_t> k = claim()) {
-      Slot slot;
-      try {
-        slot = source_.build(plan_.batch(*k));
-      } catch (...) {
-        slot = std::current_exception();
-      }
+      Slot slot = build(*k);
       {
         std::lock_guard lock(mutex_);
         ready_.emplace(*k, std::move(slot));
@@ -135,7 +167,7 @@ class BatchWorkers {
   const BatchSource<Item, Batch> source_;
   const BatchPlan plan_;
   const size_t batches_, window_;
-  std::mutex mutex_;
+  std::mutex mutex_, join_mutex_;
   std::condition_variable work_cv_;   // a batch may be claimed, or stop
   std::condition_variable ready_cv_;  // a batch is ready
   std::map<size_t, Slot> ready_;      // built, not yet taken, by batch number

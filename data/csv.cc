@@ -3,7 +3,6 @@
 #include <csv.h>
 
 #include <charconv>
-#include <cstdlib>
 #include <fstream>
 #include <sstream>
 

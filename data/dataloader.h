@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -46,7 +47,8 @@ class DataLoader {
  public:
   virtual ~DataLoader() = default;
   // Starts the next epoch: the first call is epoch 0 (or the one set_epoch named), each call
-  // after it the one after. Iterators are independent of the loader and of each other.
+  // after it the one after. Iterators are independent of each other and may outlive the loader,
+  // whose destruction stops their worker threads (the rest of such an epoch is built in next()).
   virtual std::unique_ptr<DataLoaderIterator<Batch>> iter() = 0;
   // The epoch the next iter() starts, so a resumed run reproduces that epoch's order.
   virtual void set_epoch(size_t epoch) = 0;
@@ -76,7 +78,7 @@ class BatchDataLoaderIterator : public DataLoaderIterator<Batch> {
       : total_(plan.num_items()), batches_(plan.num_batches()), batch_size_(plan.batch_size) {
     if (o.num_workers > 0) {
       size_t window = o.prefetch > 0 ? std::max(o.prefetch, o.num_workers) : 2 * o.num_workers;
-      workers_ = std::make_unique<BatchWorkers<Item, Batch>>(std::move(source), std::move(plan),
+      workers_ = std::make_shared<BatchWorkers<Item, Batch>>(std::move(source), std::move(plan),
                                                              o.num_workers, window);
     } else {
       source_ = std::move(source);
@@ -89,6 +91,9 @@ class BatchDataLoaderIterator : public DataLoaderIterator<Batch> {
     if (batch) yielded_.fetch_add(1);
     return batch;
   }
+
+  // Nothing without workers.
+  std::weak_ptr<BatchWorkers<Item, Batch>> workers() const { return workers_; }
 
   // Every batch but the epoch's last is full.
   Progress progress() const override {
@@ -108,7 +113,7 @@ class BatchDataLoaderIterator : public DataLoaderIterator<Batch> {
   }
 
   const size_t total_, batches_, batch_size_;
-  std::unique_ptr<BatchWorkers<Item, Batch>> workers_;
+  std::shared_ptr<BatchWorkers<Item, Batch>> workers_;
   BatchSource<Item, Batch> source_;
   BatchPlan plan_;
   size_t next_ = 0;
@@ -121,13 +126,26 @@ class BatchDataLoader : public DataLoader<Batch> {
  public:
   BatchDataLoader(BatchSource<Item, Batch> source, DataLoaderOptions options)
       : source_(std::move(source)), options_(options) {}
+  // Stops the worker threads of the epochs still being read; they finish on the caller's thread.
+  ~BatchDataLoader() override {
+    std::lock_guard lock(epochs_mutex_);
+    for (const auto& weak : epochs_) {
+      if (auto workers = weak.lock()) workers->stop_workers();
+    }
+  }
 
   std::unique_ptr<DataLoaderIterator<Batch>> iter() override {
     size_t epoch = epoch_.fetch_add(1);
     BatchPlan plan = BatchPlan::make(source_.dataset->len(), options_.batch_size, options_.seed,
                                      epoch, options_.shard, options_.shards);
-    return std::make_unique<BatchDataLoaderIterator<Item, Batch>>(source_, std::move(plan),
-                                                                  options_);
+    auto it =
+        std::make_unique<BatchDataLoaderIterator<Item, Batch>>(source_, std::move(plan), options_);
+    if (auto workers = it->workers().lock()) {
+      std::lock_guard lock(epochs_mutex_);
+      std::erase_if(epochs_, [](const auto& w) { return w.expired(); });
+      epochs_.push_back(workers);
+    }
+    return it;
   }
   void set_epoch(size_t epoch) override { epoch_.store(epoch); }
   size_t epoch() const override { return epoch_.load(); }
@@ -162,6 +180,8 @@ class BatchDataLoader : public DataLoader<Batch> {
   BatchSource<Item, Batch> source_;
   DataLoaderOptions options_;
   std::atomic<size_t> epoch_{0};
+  std::mutex epochs_mutex_;
+  std::vector<std::weak_ptr<BatchWorkers<Item, Batch>>> epochs_;  // iterators with workers
 };
 
 template <class Item, class Batch>

@@ -45,27 +45,23 @@ class Dataset {
   DatasetIterator<Item> end() const { return DatasetIterator<Item>(this, len()); }
 };
 
-// Reads each item as it is reached, so iterating a dataset keeps one item in memory.
+// Reads the item when dereferenced (each dereference reads it again), so iterating a dataset
+// holds one item at a time.
 template <class Item>
 class DatasetIterator {
  public:
   using iterator_category = std::input_iterator_tag;
   using value_type = Item;
   using difference_type = std::ptrdiff_t;
-  using pointer = const Item*;
-  using reference = const Item&;
+  using pointer = void;
+  using reference = Item;
 
   DatasetIterator() = default;
   DatasetIterator(const Dataset<Item>* dataset, size_t index) : dataset_(dataset), index_(index) {}
 
-  const Item& operator*() const {
-    if (!current_) current_ = dataset_->at(index_, "dataset iterator");
-    return *current_;
-  }
-  const Item* operator->() const { return &**this; }
+  Item operator*() const { return dataset_->at(index_, "dataset iterator"); }
   DatasetIterator& operator++() {
     ++index_;
-    current_.reset();
     return *this;
   }
   void operator++(int) { ++*this; }
@@ -74,7 +70,6 @@ class DatasetIterator {
  private:
   const Dataset<Item>* dataset_ = nullptr;
   size_t index_ = 0;
-  mutable std::optional<Item> current_;
 };
 
 }  // namespace ember::data

@@ -23,8 +23,8 @@ class InMemDataset : public Dataset<Item> {
   explicit InMemDataset(std::vector<Item> items)
       : items_(std::make_shared<const std::vector<Item>>(std::move(items))) {}
 
-  // One item per data row: parse(row). An error of parse that names no file is rethrown
-  // naming the file and the item.
+  // One item per data row: parse(row). An exception of parse (an ember::Error that names no
+  // file, or any std::exception) is rethrown as an ember::Error naming the file and the item.
   static InMemDataset from_csv(const std::string& path,
                                const std::function<Item(const CsvRow&)>& parse,
                                const CsvOptions& options = {}) {
@@ -34,8 +34,11 @@ class InMemDataset : public Dataset<Item> {
     for (size_t i = 0; i < table.rows.size(); ++i) {
       try {
         items.push_back(parse(CsvRow(table, i)));
-      } catch (const Error& e) {
-        if (std::string(e.what()).find(path) != std::string::npos) throw;
+      } catch (const std::exception& e) {
+        if (dynamic_cast<const Error*>(&e) != nullptr &&
+            std::string(e.what()).find(path) != std::string::npos) {
+          throw;
+        }
         throw Error("InMemDataset::from_csv: " + path + ": item " + std::to_string(i) + ": " +
                     e.what());
       }

@@ -120,7 +120,7 @@ double train(const Options& o) {
   std::printf("device: %s\n", dev.to_string().c_str());
   MnistData data = mnist_training::load_mnist(o.data_dir);
   auto loader = mnist_training::train_loader(data, o.batch, o.workers, dev);
-  std::printf("data: %zu training and %zu test images from %s, %zu loader workers\n",
+  std::printf("data: %zu training and %zu test images from %s (loader workers: %zu)\n",
               data.train->len(), data.test->len(), o.data_dir.c_str(), o.workers);
   std::printf("model: MLP 784-%lld-%lld-10, Adam lr %g, batch %lld, checkpointing %s\n",
               static_cast<long long>(o.hidden), static_cast<long long>(o.hidden), o.lr,

@@ -130,7 +130,7 @@ int run(const Options& o) {
   std::printf("device: %s\n", dev.to_string().c_str());
   MnistData data = load_mnist(o.data_dir);
   auto loader = train_loader(data, o.batch, o.workers, dev);
-  std::printf("data: %zu training and %zu test images from %s, %zu loader workers\n",
+  std::printf("data: %zu training and %zu test images from %s (loader workers: %zu)\n",
               data.train->len(), data.test->len(), o.data_dir.c_str(), o.workers);
   seed(42);
   ModelConfig config(10, 512);

@@ -238,6 +238,19 @@ TEST(DataLoader, NoThreadOutlivesItsIterator) {
   EXPECT_EQ(threads_now(), before);
 }
 
+TEST(DataLoader, DroppingTheLoaderStopsItsWorkersButNotTheEpoch) {
+  const size_t before = threads_now();
+  std::vector<Ints> expected = epoch(*loader(std::make_shared<Counting>(100, true), 8, 6, 0));
+  auto l = loader(std::make_shared<Counting>(100, true), 8, 6, 3);
+  auto it = l->iter();
+  std::vector<Ints> got = {*it->next(), *it->next()};
+  EXPECT_EQ(threads_now(), before + 3);
+  l.reset();
+  EXPECT_EQ(threads_now(), before);
+  while (auto b = it->next()) got.push_back(*b);  // the rest built here, in the same order
+  EXPECT_EQ(got, expected);
+}
+
 TEST(DataLoader, SplitDealsBatchesAcrossDevices) {
   auto l = loader(std::make_shared<Counting>(45), 4, 8, 2);
   std::vector<Ints> whole = epoch(*l);  // epoch 0, 12 batches

@@ -178,7 +178,7 @@ TEST_F(ImageTree, BadImageNamesFileAndItem) {
 TEST_F(ImageTree, BatcherMakesChannelsFirstTensors) {
   auto d = std::make_shared<ImageFolderDataset>(ImageFolderDataset::new_classification(root_));
   ImageClassificationBatcher batcher({0.5f, 0.25f, 0.0f}, {0.5f, 2.0f, 1.0f});
-  ImageBatch b = batcher.batch({*d->get(1), *d->get(0)}, Device::cpu());  // cat/b, cat/a
+  ImageBatch b = batcher.batch({*d->get(1), *d->get(0)}, testing::dev());  // cat/b, cat/a
   ASSERT_EQ(b.images.shape(), (Shape{2, 3, 8, 8}));
   EXPECT_EQ(b.targets.to_data().to_vec<int64_t>(), (std::vector<int64_t>{0, 0}));
   std::vector<float> px = b.images.to_data().to_vec<float>();
@@ -196,7 +196,7 @@ TEST_F(ImageTree, BatcherMakesChannelsFirstTensors) {
   auto own = ImageFolderDataset::new_classification(root_, {0});  // a.PNG stays gray
   expect_error(
       [&] {
-        ImageClassificationBatcher().batch({*d->get(1), *own.get(0)}, Device::cpu());
+        ImageClassificationBatcher().batch({*d->get(1), *own.get(0)}, testing::dev());
       },
       {"a.PNG", "8x8x1", "8x8x3"});
 }
@@ -207,7 +207,7 @@ TEST_F(ImageTree, LoaderDecodesOnWorkers) {
                     std::make_shared<ImageClassificationBatcher>())
                     .batch_size(3)
                     .num_workers(2)
-                    .build(d, Device::cpu());
+                    .build(d, testing::dev());
   auto it = loader->iter();
   auto b = it->next();
   ASSERT_TRUE(b);

@@ -79,6 +79,13 @@ TEST(InMemDataset, CsvErrorsNameTheFileAndItem) {
   std::string no_column = write_text(dir, "cols.csv", "name,cost,rooms\na,1,2\n");
   expect_error([&] { InMemDataset<House>::from_csv(no_column, parse_house); },
                {no_column, "item 0", "'price'", "no such column"});
+  // A parser's own exception ("a" is no int: std::invalid_argument) names the file and item.
+  expect_error(
+      [&] {
+        InMemDataset<int>::from_csv(no_column,
+                                    [](const CsvRow& r) { return std::stoi(r["name"]); });
+      },
+      {no_column, "item 0"});
   expect_error([&] { read_csv(dir.file("missing.csv")); }, {"cannot open", "missing.csv"});
   std::string open_quote = write_text(dir, "quote.csv", "a,b\n\"x,1\n");
   expect_error([&] { read_csv(open_quote); }, {open_quote});

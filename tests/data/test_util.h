@@ -11,9 +11,20 @@
 #include <string>
 #include <vector>
 
+#include "frontend/device.h"
 #include "ir/error.h"
 
 namespace ember::data::testing {
+
+// Where the tests that build tensors put them: the CPU, or EMBER_DATA_TEST_DEVICE (vulkan:0,
+// cuda:0), so that uploads from the loader's worker threads run on a GPU backend too.
+inline Device dev() {
+  static const Device d = [] {
+    const char* env = std::getenv("EMBER_DATA_TEST_DEVICE");
+    return env && *env ? Device::parse(env) : Device::cpu();
+  }();
+  return d;
+}
 
 using Bytes = std::vector<uint8_t>;
 
