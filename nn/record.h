@@ -13,6 +13,7 @@
 
 #include "nn/module_ops.h"
 #include "record/match.h"
+#include "record/prefetch.h"
 #include "record/recorder.h"
 
 namespace ember::nn {
@@ -89,19 +90,24 @@ M load_record(const M& module, const record::Record& rec, const std::string& sou
   record::LoadReport& rep = report ? *report : local;
   const record::Record remapped = record::remap_keys(source, rec, options.remap);
   auto found = record::match(source, remapped, record_targets(module), options, rep);
+  std::vector<DType> dtypes;
+  visit(module,
+        [&](const std::string&, const auto& p) { dtypes.push_back(detail::record_dtype(p)); });
+  record::Prefetcher host(found, std::move(dtypes));
   size_t i = 0;
   return map(module, [&](const std::string&, const auto& p) {
     using P = std::decay_t<decltype(p)>;
-    const std::optional<record::Entry>& e = found[i++];
+    const size_t at = i++;
+    const std::optional<record::Entry>& e = found[at];
     if (!e) return p;
     const Device device = options.device.value_or(p.device());
     const ParamId id = e->id ? ParamId::from_value(*e->id) : p.id();
     if constexpr (is_param_v<P>) {
       using V = std::decay_t<decltype(p.val())>;
-      return P(id, V::from_data(e->to_data(detail::record_dtype(p)), device), p.is_require_grad());
+      return P(id, V::from_data(host.take(at), device), p.is_require_grad());
     } else {
       using V = std::decay_t<decltype(p.value())>;
-      return P(id, V::from_data(e->to_data(detail::record_dtype(p)), device));
+      return P(id, V::from_data(host.take(at), device));
     }
   });
 }

@@ -107,7 +107,8 @@ record::Record to_record(const Optimizer<Rule>& optimizer) {
   r.metadata["ember.optimizer"] = Rule::kName;
   std::string ids;  // every parameter with state, even state without tensors (plain Sgd)
   for (const auto& [id, state] : optimizer.states()) {
-    ids += (ids.empty() ? "" : ",") + id.to_string();
+    if (!ids.empty()) ids += ',';
+    ids += id.to_string();
     StateFields<typename Rule::State>::each(state, [&](const char* name, const auto& field) {
       using F = std::decay_t<decltype(field)>;
       std::optional<TensorData> data;
