@@ -1,6 +1,7 @@
 #pragma once
 // The Learner's template members (included by learner.h).
 #include <cstdio>
+#include <filesystem>
 
 namespace ember::train {
 
@@ -69,6 +70,9 @@ void Learner<M, Rule>::start() {
     });
   }
   if (s.is_main() && !c.artifact_dir.empty()) {
+    std::filesystem::create_directories(c.artifact_dir);
+    p_.renderer = std::make_unique<ExperimentLogRenderer>(std::move(p_.renderer),
+                                                          c.artifact_dir + "/experiment.log");
     if (c.file_logs) file_logger_ = std::make_unique<FileMetricLogger>(c.artifact_dir);
     if (c.tensorboard) {
       event_logger_ = std::make_unique<EventMetricLogger>(c.artifact_dir + "/tensorboard");

@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <string>
 
+#include "ir/error.h"
 #include "train/renderer.h"
 
 namespace ember::train {
@@ -49,13 +50,36 @@ void PlainRenderer::render(const MetricHistory& history, const TrainingProgress&
     }
     while (line.back() == '|' || line.back() == ' ') line.pop_back();
   }
-  std::printf("%s\n", line.c_str());
-  std::fflush(stdout);
+  std::fprintf(out_, "%s\n", line.c_str());
+  std::fflush(out_);
 }
 
 void PlainRenderer::message(const std::string& text) {
-  std::printf("%s\n", text.c_str());
-  std::fflush(stdout);
+  std::fprintf(out_, "%s\n", text.c_str());
+  std::fflush(out_);
+}
+
+ExperimentLogRenderer::ExperimentLogRenderer(std::unique_ptr<Renderer> inner,
+                                             const std::string& path)
+    : inner_(std::move(inner)), file_(std::fopen(path.c_str(), "a")) {
+  if (!file_) throw Error("ExperimentLogRenderer: cannot open " + path);
+  lines_ = std::make_unique<PlainRenderer>(file_);
+}
+
+ExperimentLogRenderer::~ExperimentLogRenderer() {
+  lines_.reset();
+  std::fclose(file_);
+}
+
+void ExperimentLogRenderer::render(const MetricHistory& history, const TrainingProgress& progress,
+                                   bool epoch_end) {
+  inner_->render(history, progress, epoch_end);
+  lines_->render(history, progress, epoch_end);
+}
+
+void ExperimentLogRenderer::message(const std::string& text) {
+  inner_->message(text);
+  lines_->message(text);
 }
 
 }  // namespace ember::train

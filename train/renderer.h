@@ -3,6 +3,7 @@
 // stdout is a terminal, plain lines otherwise. The Learner calls progress() every step (cheap:
 // no metric is read) and render() after each metric read and at each epoch's end.
 #include <cstdint>
+#include <cstdio>
 #include <memory>
 #include <string>
 
@@ -34,13 +35,37 @@ class Renderer {
   virtual void finish() {}
 };
 
-// One line per read and per epoch, for logs and pipes.
+// One line per read and per epoch, for logs and pipes (stdout, or a stream given).
 class PlainRenderer : public Renderer {
  public:
+  explicit PlainRenderer(std::FILE* out = stdout) : out_(out) {}
   void progress(const TrainingProgress&) override {}
   void render(const MetricHistory& history, const TrainingProgress& progress,
               bool epoch_end) override;
   void message(const std::string& text) override;
+
+ private:
+  std::FILE* out_;
+};
+
+// Everything shown also written as plain lines to a file (the artifact directory's
+// experiment.log, as Burn's): the renderer's lines and messages, with the inner renderer's keys.
+class ExperimentLogRenderer : public Renderer {
+ public:
+  // Appends to `path`; throws ember::Error when it cannot be opened.
+  ExperimentLogRenderer(std::unique_ptr<Renderer> inner, const std::string& path);
+  ~ExperimentLogRenderer() override;
+  void progress(const TrainingProgress& progress) override { inner_->progress(progress); }
+  void render(const MetricHistory& history, const TrainingProgress& progress,
+              bool epoch_end) override;
+  void message(const std::string& text) override;
+  bool stop_requested() override { return inner_->stop_requested(); }
+  void finish() override { inner_->finish(); }
+
+ private:
+  std::unique_ptr<Renderer> inner_;
+  std::FILE* file_;
+  std::unique_ptr<PlainRenderer> lines_;
 };
 
 // "1m05s", "12s", "--" for a negative time.

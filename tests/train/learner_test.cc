@@ -142,6 +142,11 @@ TEST(Learner, LoggedMetricsMatchARecomputation) {
     EXPECT_NEAR(valid_epochs.at({epoch, "Accuracy"}), 100.0 * hits / valid.n, 1e-9);
   }
   EXPECT_TRUE(std::filesystem::exists(dir / "valid" / "epoch-2" / "Accuracy.log"));
+  // experiment.log has what the renderer showed, as plain lines.
+  std::ifstream log(dir / "experiment.log");
+  const std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("epoch 2/2 valid done: Loss"), std::string::npos) << text;
+  EXPECT_NE(text.find("[train] epoch 1/2 iter 2/4"), std::string::npos) << text;
   // Event files for both splits, readable with their CRCs checked.
   for (const char* split : {"train", "valid"}) {
     auto file = std::filesystem::directory_iterator(dir / "tensorboard" / split)->path();
