@@ -18,6 +18,8 @@ packages=(
   libzip-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
+  # the train layer: terminal dashboard, report plots, the dashboard's test
+  libncurses-dev gnuplot-nox tmux
   # training example data
   dataset-fashion-mnist
 )

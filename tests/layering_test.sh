@@ -17,9 +17,10 @@ declare -A allowed=(
   [nn]="ir frontend record nn"
   [optim]="ir frontend record nn optim"
   [data]="ir frontend data"
-  [tools]="ir runtime autotune kernels jit frontend record nn optim data tools"
+  [train]="ir frontend record nn optim data train"
+  [tools]="ir runtime autotune kernels jit frontend record nn optim data train tools"
 )
-layers="ir runtime autotune kernels jit frontend record nn optim data tools"
+layers="ir runtime autotune kernels jit frontend record nn optim data train tools"
 status=0
 checked=0
 for layer in "${!allowed[@]}"; do

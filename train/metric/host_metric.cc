@@ -1,0 +1,50 @@
+#include "train/metric/host_metric.h"
+
+#include <limits>
+
+namespace ember::train {
+
+void HostMetric::update(const MetricInput&, const MetricMetadata& meta) {
+  meta_ = meta;
+  ++updates_;
+}
+
+std::optional<double> HostMetric::read() {
+  if (updates_ == 0) return std::nullopt;
+  std::optional<double> value = sample();
+  updates_ = 0;
+  if (!value) return std::nullopt;
+  sum_ += *value;
+  ++reads_;
+  return value;
+}
+
+double HostMetric::epoch_value() const {
+  if (reads_ == 0) return std::numeric_limits<double>::quiet_NaN();
+  return sum_ / static_cast<double>(reads_);
+}
+
+void HostMetric::clear() {
+  updates_ = 0;
+  sum_ = 0;
+  reads_ = 0;
+}
+
+std::optional<double> LearningRateMetric::sample() { return meta().lr; }
+
+IterationSpeedMetric::IterationSpeedMetric() : last_(std::chrono::steady_clock::now()) {}
+
+void IterationSpeedMetric::clear() {
+  HostMetric::clear();
+  last_ = std::chrono::steady_clock::now();
+}
+
+std::optional<double> IterationSpeedMetric::sample() {
+  auto now = std::chrono::steady_clock::now();
+  const double seconds = std::chrono::duration<double>(now - last_).count();
+  last_ = now;
+  if (seconds <= 0) return std::nullopt;
+  return static_cast<double>(updates_since_read()) / seconds;
+}
+
+}  // namespace ember::train
