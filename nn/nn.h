@@ -1,9 +1,11 @@
 #pragma once
 // Ember's nn layer: `#include "nn/nn.h"` for modules, configs, layers, initializers and losses.
 #include "nn/activation.h"
+#include "nn/attention.h"
 #include "nn/batch_norm.h"
 #include "nn/config.h"
 #include "nn/conv.h"
+#include "nn/cross_attention.h"
 #include "nn/dropout.h"
 #include "nn/embedding.h"
 #include "nn/group_norm.h"
