@@ -8,7 +8,7 @@
 #include <random>
 
 #include "tests/frontend/attention_reference.h"
-#include "tests/nn/test_util.h"
+#include "tests/nn/seq_grads.h"
 
 namespace ember::nn {
 namespace {
@@ -127,10 +127,11 @@ TEST(MultiHeadAttention, GradientsMatchCentralDifferences) {
   auto x = from_host<3>(random_values(2 * 3 * 8, 10), Shape{2, 3, 8});
   auto pad = Tensor<2, Bool>::from_data(
       TensorData(std::vector<bool>{0, 0, 0, 0, 0, 1}, Shape{2, 3}), dev());
-  testing::expect_grads<MultiHeadAttention, 3>(
+  testing::expect_grads_on_device<MultiHeadAttention, 3>(
       mha, x,
       [&](const MultiHeadAttention& m, const Tensor<3>& in) {
-        auto y = m.forward(MhaInput::self_attn(in).with_mask_pad(pad).with_causal(true)).context;
+        auto mask = pad.to_device(in.device());
+        auto y = m.forward(MhaInput::self_attn(in).with_mask_pad(mask).with_causal(true)).context;
         return (y * y).sum();
       },
       1e-5);

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <random>
 
-#include "tests/nn/test_util.h"
+#include "tests/nn/seq_grads.h"
 
 namespace ember::nn {
 namespace {
@@ -92,7 +92,7 @@ TEST(PositionWiseFeedForward, MatchesFormulaAndGradients) {
               ff.linear_outer.bias->val().unsqueeze<3>();
   expect_tensor(ff.forward(x), Shape{2, 3, 4}, host(want), 1e-5);
   auto gelu_ff = PositionWiseFeedForwardConfig(4, 6).with_dropout(0).init(dev());
-  testing::expect_grads<PositionWiseFeedForward, 3>(
+  testing::expect_grads_on_device<PositionWiseFeedForward, 3>(
       gelu_ff, x,
       [](const PositionWiseFeedForward& m, const Tensor<3>& in) {
         auto y = m.forward(in);
