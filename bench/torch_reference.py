@@ -254,10 +254,104 @@ def run_optimizer_steps(args, results):
         print(json.dumps(r), file=sys.stderr)
 
 
+class GptSmall(torch.nn.Module):
+    """GPT-2 small as BM_gpt_small_train_step: token and learned position embeddings, 12 pre-norm
+    causal layers (d 768, 12 heads, 4x GELU MLP, no dropout), final LayerNorm, LM head over 50304
+    tokens."""
+
+    def __init__(self, vocab=50304, seq=1024, d=768, heads=12, layers=12):
+        super().__init__()
+        nn = torch.nn
+        self.tokens, self.positions = nn.Embedding(vocab, d), nn.Embedding(seq, d)
+        layer = nn.TransformerEncoderLayer(d, heads, 4 * d, dropout=0.0, activation="gelu",
+                                           batch_first=True, norm_first=True)
+        self.blocks = nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
+        self.norm, self.head = nn.LayerNorm(d), nn.Linear(d, vocab, bias=False)
+        self.register_buffer("mask", nn.Transformer.generate_square_subsequent_mask(seq))
+
+    def forward(self, tokens):
+        pos = torch.arange(tokens.shape[1], device=tokens.device)
+        x = self.tokens(tokens) + self.positions(pos)
+        x = self.blocks(x, mask=self.mask, is_causal=True)
+        return self.head(self.norm(x))
+
+
+def gpt_small_train_step(dev):
+    """bf16 weights and activations, loss in f32, AdamW (lr 3e-4), batch 8 x 1024 tokens."""
+    model = GptSmall().to(dev, torch.bfloat16)
+    opt = torch.optim.AdamW(model.parameters(), lr=3e-4, weight_decay=1e-4, eps=1e-5)
+    tokens = torch.randint(0, 50304, (8, 1024), device=dev)
+    targets = torch.randint(0, 50304, (8 * 1024,), device=dev)
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        logits = model(tokens).reshape(-1, 50304).float()
+        loss = torch.nn.functional.cross_entropy(logits, targets)
+        loss.backward()
+        opt.step()
+        return loss
+    return step
+
+
+def lstm(dev):
+    """2-layer cuDNN LSTM (input and hidden 512), batch 64, 256 steps, f32, forward and backward
+    of the outputs' sum."""
+    m = torch.nn.LSTM(512, 512, num_layers=2, batch_first=True).to(dev)
+    x = torch.randn(64, 256, 512, device=dev)
+
+    def step():
+        for p in m.parameters():
+            p.grad = None
+        y, _ = m(x)
+        y.sum().backward()
+    return step
+
+
+def seq_steps():
+    """(name, maker, cudnn TF32 allowed) for the sequence-model steps of issue 21."""
+    return [("gpt_small_train_step", gpt_small_train_step, False), ("lstm", lstm, False)]
+
+
+def attention_workloads(args, results):
+    """SDPA on the flash backend, [8, 16, seq, 64] bf16, as BM_attention_*: reported as "eager"
+    (the flash kernel is PyTorch's eager path)."""
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    dev = torch.device("cuda")
+    for seq in (1024, 4096):
+        for causal in (False, True):
+            for train in (False, True):
+                name = f"attention_s{seq}" + ("_causal" if causal else "") + \
+                    ("_fwd_bwd" if train else "_fwd")
+                if args.only and not re.search(args.only, name):
+                    continue
+                q, k, v = (torch.randn(8, 16, seq, 64, device=dev, dtype=torch.bfloat16,
+                                       requires_grad=train) for _ in range(3))
+
+                def step(q=q, k=k, v=v, causal=causal, train=train):
+                    with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+                        y = torch.nn.functional.scaled_dot_product_attention(q, k, v,
+                                                                             is_causal=causal)
+                    if train:
+                        q.grad = k.grad = v.grad = None
+                        y.float().sum().backward()
+                    return y
+                try:
+                    ms = timed(step, args.iters)
+                except Exception as e:  # report, keep going
+                    results.append({"name": name, "mode": "eager", "error": str(e)[:200]})
+                    continue
+                flops = (0.5 if causal else 1.0) * 4 * 8 * 16 * seq * seq * 64 * \
+                    (3.5 if train else 1.0)
+                r = {"name": name, "mode": "eager", "median_ms": ms,
+                     "tflops": flops / (ms / 1e3) / 1e12}
+                results.append(r)
+                print(json.dumps(r), file=sys.stderr)
+
+
 def run_steps(args, results):
     """Training steps: eager and torch.compile'd, with the step's peak memory."""
     steps = [("mlp_train_step", mlp_train_step, False),
-             ("transformer_block", transformer_block, False)] + conv_steps()
+             ("transformer_block", transformer_block, False)] + conv_steps() + seq_steps()
     for name, make, tf32 in steps:
         if args.only and not re.search(args.only, name):
             continue
@@ -317,6 +411,7 @@ def main():
             print(json.dumps(r), file=sys.stderr)
     run_steps(args, results)
     run_optimizer_steps(args, results)
+    attention_workloads(args, results)
     print(json.dumps({"device": torch.cuda.get_device_name(), "torch": torch.__version__,
                       "results": results}, indent=1))
     return 0

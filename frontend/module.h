@@ -195,4 +195,46 @@ inline Tensor<4> pixel_shuffle(const Tensor<4>& x, int64_t factor) {
   return Tensor<4>(ops::pixel_shuffle(x.raw(), factor));
 }
 
+// ---- scaled dot-product attention
+// softmax(q k^T * scale + masks) v over [batch, heads, seq, head_dim] tensors, as PyTorch's
+// scaled_dot_product_attention, recorded as ordinary ops (matmul, scale, mask, softmax, matmul):
+// the reference every device runs and what a fused attention kernel must match.
+//
+// Boolean masks follow Burn's convention: true marks a score that is masked out (the opposite of
+// SDPA's boolean attn_mask, which marks what takes part). A query whose keys are all masked out
+// gets zero weights and a zero output (as PyTorch's math backend since 2.5), never NaN.
+struct AttentionOptions {
+  std::optional<double> scale = std::nullopt;  // default 1 / sqrt(head_dim)
+  // Query i sees key j only when j <= i + seq_k - seq_q: aligned at the bottom right, so that
+  // queries appended after cached keys (incremental decoding) see every earlier key. With
+  // seq_q == seq_k this is PyTorch's is_causal.
+  bool causal = false;
+  // Added to the scores; broadcast to [batch, heads, seq_q, seq_k] (each dim 1 or full).
+  std::optional<Tensor<4>> additive_mask = std::nullopt;
+  // True: masked out; broadcast like additive_mask.
+  std::optional<Tensor<4, Bool>> bool_mask = std::nullopt;
+  // [batch, seq_k], true marks a padded key (PyTorch's key_padding_mask, Burn's mask_pad).
+  std::optional<Tensor<2, Bool>> key_padding_mask = std::nullopt;
+  // Probability of dropping each attention weight (kept ones scaled by 1 / (1 - dropout)); only
+  // while `training`.
+  double dropout = 0;
+  bool training = true;
+  // Softmax with an extra zero logit (Burn's quiet_softmax): a query may attend to nothing.
+  bool quiet_softmax = false;
+};
+
+struct AttentionOutput {
+  Tensor<4> context;  // [batch, heads, seq_q, head_dim_v]
+  Tensor<4> weights;  // [batch, heads, seq_q, seq_k], after dropout
+};
+
+// q [batch, heads, seq_q, head_dim], k [batch, kv_heads, seq_k, head_dim], v [batch, kv_heads,
+// seq_k, head_dim_v]. kv_heads must divide heads (grouped-query attention): query head i uses
+// key/value head i / (heads / kv_heads). Returns [batch, heads, seq_q, head_dim_v].
+Tensor<4> attention(const Tensor<4>& q, const Tensor<4>& k, const Tensor<4>& v,
+                    const AttentionOptions& options = {});
+// The same, also returning the attention weights (which a fused kernel never materialises).
+AttentionOutput attention_with_weights(const Tensor<4>& q, const Tensor<4>& k, const Tensor<4>& v,
+                                       const AttentionOptions& options = {});
+
 }  // namespace ember::module
