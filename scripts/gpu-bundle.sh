@@ -14,7 +14,8 @@ read -r -a targets <<< "${EMBER_BUNDLE_TARGETS:-jit_tests runtime_tests dist_tes
 cmake --build build-gpu -j "$(nproc)" --target "${targets[@]}"
 rm -rf gpu-bundle && mkdir -p gpu-bundle/bin gpu-bundle/lib gpu-bundle/data
 for t in "${targets[@]}"; do
-  find build-gpu/tests build-gpu/bench build-gpu/examples build-gpu/tools -maxdepth 1 -type f \
+  find build-gpu/tests build-gpu/bench build-gpu/examples build-gpu/examples/guide build-gpu/tools \
+    -maxdepth 1 -type f \
     -name "$t" -exec cp {} gpu-bundle/bin/ \;
 done
 strip gpu-bundle/bin/*

@@ -3,6 +3,8 @@
 // in as another strategy whose broadcast() sends rank 0's parameters to every device at the
 // start, whose sync() all-reduces the gradients (their mean) before each optimizer step, and
 // whose rank() makes only rank 0 write checkpoints and logs.
+#include <vector>
+
 #include "frontend/device.h"
 #include "frontend/raw_tensor.h"
 #include "optim/gradients_params.h"
@@ -21,7 +23,13 @@ class DeviceStrategy {
   // The value rank 0 holds, on every rank (each parameter at the start of fit()).
   virtual RawTensor broadcast(const RawTensor& value) { return value; }
   // The gradients each rank steps with (the all-reduced mean under data parallelism).
-  virtual optim::GradientsParams sync(optim::GradientsParams grads) { return grads; }
+  // `module_order`: the model's parameter ids in declaration order, the same on every rank
+  // (the ids themselves differ between processes), which fixes how gradients are bucketed.
+  virtual optim::GradientsParams sync(optim::GradientsParams grads,
+                                      const std::vector<nn::ParamId>& module_order) {
+    (void)module_order;
+    return grads;
+  }
 };
 
 class SingleDeviceStrategy : public DeviceStrategy {

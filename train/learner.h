@@ -114,6 +114,12 @@ class Learner {
   TrainingProgress progress(Split split, int64_t epoch, int64_t iteration,
                             int64_t iterations) const;
   std::vector<MetricLogger*> loggers() const;
+  // The model's parameter ids in declaration order (what the device strategy buckets by).
+  std::vector<nn::ParamId> param_order() const {
+    std::vector<nn::ParamId> order;
+    nn::visit_params(p_.model, [&](const std::string&, const auto& p) { order.push_back(p.id()); });
+    return order;
+  }
 
   Parts p_;
   MetricSet train_metrics_{Split::Train}, valid_metrics_{Split::Valid};

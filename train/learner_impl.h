@@ -156,7 +156,8 @@ bool Learner<M, Rule>::train_epoch(Loader& loader, int64_t epoch, int64_t skip) 
     accumulator.accumulate(output.grads);
     if (accumulator.count() == p_.config.grad_accumulation || iteration == iterations) {
       lr_ = p_.scheduler->step();
-      p_.model = p_.optimizer.step(lr_, p_.model, p_.strategy->sync(accumulator.grads()));
+      p_.model =
+          p_.optimizer.step(lr_, p_.model, p_.strategy->sync(accumulator.grads(), param_order()));
       ++optimizer_steps_;
     }
     MetricMetadata meta{epoch, p_.config.num_epochs, iteration, iterations, global_step_, lr_};

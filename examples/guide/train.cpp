@@ -87,7 +87,7 @@ int main(int argc, char** argv) {
                 config.to_json().dump().c_str());
     guide::TrainingRun run =
         guide::train(o.artifact_dir, config, device, o.data_dir, o.resume, o.limit);
-    print_artifacts(o.artifact_dir, run);
+    if (run.main_rank) print_artifacts(o.artifact_dir, run);
     if (run.valid_accuracy < o.min_accuracy) {
       std::fprintf(stderr, "error: validation accuracy %.2f%% is below --min-accuracy %.2f%%\n",
                    run.valid_accuracy, o.min_accuracy);

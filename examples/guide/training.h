@@ -28,6 +28,7 @@ struct TrainingRun {
   std::string report_path;
   double valid_accuracy = 0;  // the last epoch's, in percent
   bool interrupted = false;
+  bool main_rank = true;  // false on the other ranks of data-parallel training (nothing written)
 };
 
 // Trains on Fashion-MNIST from `data_dir` (the test split as the validation set, as the guide
