@@ -24,9 +24,13 @@ struct MhaInput {
   // Whether the output carries the attention weights; a fused kernel never forms them.
   bool need_weights = true;
 
-  static MhaInput self_attn(const Tensor<3>& x) { return {x, x, x}; }
+  static MhaInput self_attn(const Tensor<3>& x) { return cross(x, x, x); }
   static MhaInput cross(const Tensor<3>& q, const Tensor<3>& k, const Tensor<3>& v) {
-    return {q, k, v};
+    MhaInput in;
+    in.query = q;
+    in.key = k;
+    in.value = v;
+    return in;
   }
   MhaInput with_mask_pad(const Tensor<2, Bool>& m) const;
   MhaInput with_mask_attn(const Tensor<3, Bool>& m) const;
