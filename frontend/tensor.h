@@ -52,9 +52,11 @@ class Tensor {
 
   // ---------------------------------------------------------------- creation
   static Tensor from_data(const TensorData& data, const Device& dev = Device::default_device()) {
-    TensorData d = K::accepts(data.dtype()) ? data : data.convert(K::kDefault);
-    if (d.shape().rank() != D) detail::throw_wrong_rank(D, d.shape(), "from_data");
-    return Tensor(prim_from_data(d, dev));
+    // Converted only when the kind does not take the dtype: an accepted one uploads straight
+    // from `data` (no host copy of every loaded checkpoint tensor and uploaded batch).
+    if (!K::accepts(data.dtype())) return from_data(data.convert(K::kDefault), dev);
+    if (data.shape().rank() != D) detail::throw_wrong_rank(D, data.shape(), "from_data");
+    return Tensor(prim_from_data(data, dev));
   }
   static Tensor from_data(NestedList<typename K::Elem, D> list,
                           const Device& dev = Device::default_device()) {
