@@ -164,12 +164,17 @@ RawTensor reduce_scatter(const RawTensor& x, ReduceOp op, const ProcessGroup& gr
   return wrap(group.device(), std::move(out));
 }
 
-std::vector<RawTensor> all_reduce(const std::vector<RawTensor>& xs, ReduceOp op,
-                                  const std::vector<ProcessGroup>& groups) {
+namespace {
+
+// One same-shaped output per input, each group's collective `call(comm, in, out)` issued in one
+// group call (what a process driving several devices needs); a group of one is the identity.
+template <class Call>
+std::vector<RawTensor> each_group(const char* op, const std::vector<RawTensor>& xs,
+                                  const std::vector<ProcessGroup>& groups, Call&& call) {
   if (xs.size() != groups.size())
     throw Error(
-        absl::StrCat("dist::all_reduce: ", xs.size(), " tensors for ", groups.size(), " groups"));
-  for (size_t i = 0; i < xs.size(); ++i) check_group_device("all_reduce", xs[i], groups[i]);
+        absl::StrCat("dist::", op, ": ", xs.size(), " tensors for ", groups.size(), " groups"));
+  for (size_t i = 0; i < xs.size(); ++i) check_group_device(op, xs[i], groups[i]);
   if (groups.size() == 1 && groups[0].size() == 1) return xs;
   std::vector<runtime::Array> ins, outs;
   for (size_t i = 0; i < xs.size(); ++i) {
@@ -177,35 +182,29 @@ std::vector<RawTensor> all_reduce(const std::vector<RawTensor>& xs, ReduceOp op,
     outs.push_back(allocate(groups[i].device(), ins.back().type));
   }
   runtime::grouped([&] {
-    for (size_t i = 0; i < xs.size(); ++i)
-      groups[i].communicator()->all_reduce(ins[i], outs[i], to_runtime(op));
+    for (size_t i = 0; i < xs.size(); ++i) call(*groups[i].communicator(), ins[i], outs[i]);
   });
   std::vector<RawTensor> result;
   for (size_t i = 0; i < xs.size(); ++i) result.push_back(wrap(groups[i].device(), outs[i]));
   return result;
 }
 
+}  // namespace
+
+std::vector<RawTensor> all_reduce(const std::vector<RawTensor>& xs, ReduceOp op,
+                                  const std::vector<ProcessGroup>& groups) {
+  return each_group("all_reduce", xs, groups, [&](runtime::Communicator& c, auto& in, auto& out) {
+    c.all_reduce(in, out, to_runtime(op));
+  });
+}
+
 std::vector<RawTensor> broadcast(const std::vector<RawTensor>& xs, int root,
                                  const std::vector<ProcessGroup>& groups) {
-  if (xs.size() != groups.size())
-    throw Error(
-        absl::StrCat("dist::broadcast: ", xs.size(), " tensors for ", groups.size(), " groups"));
-  for (size_t i = 0; i < xs.size(); ++i) check_group_device("broadcast", xs[i], groups[i]);
-  if (root < 0 || root >= groups[0].size())
+  if (!groups.empty() && (root < 0 || root >= groups[0].size()))
     throw Error(absl::StrCat("dist::broadcast: root ", root, " of ", groups[0].size(), " ranks"));
-  if (groups.size() == 1 && groups[0].size() == 1) return xs;
-  std::vector<runtime::Array> ins, outs;
-  for (size_t i = 0; i < xs.size(); ++i) {
-    ins.push_back(contiguous_array(xs[i]));
-    outs.push_back(allocate(groups[i].device(), ins.back().type));
-  }
-  runtime::grouped([&] {
-    for (size_t i = 0; i < xs.size(); ++i)
-      groups[i].communicator()->broadcast(ins[i], outs[i], root);
+  return each_group("broadcast", xs, groups, [&](runtime::Communicator& c, auto& in, auto& out) {
+    c.broadcast(in, out, root);
   });
-  std::vector<RawTensor> result;
-  for (size_t i = 0; i < xs.size(); ++i) result.push_back(wrap(groups[i].device(), outs[i]));
-  return result;
 }
 
 }  // namespace ember::dist
