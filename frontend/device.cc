@@ -20,7 +20,8 @@ Device Device::parse(const std::string& text) {
   if (!index.empty() && (!absl::SimpleAtoi(index, &i) || i < 0)) {
     throw Error(absl::StrCat("device: bad index in '", text, "'"));
   }
-  if (name == "cpu") return cpu();
+  if (name == "cpu-ref" && index.empty()) return cpu_reference();
+  if (name == "cpu" && (index.empty() || i <= 1)) return Device(DeviceType::Cpu, i);
   if (name == "vulkan") return vulkan(i);
   if (name == "cuda") return cuda(i);
   throw Error(
@@ -46,7 +47,7 @@ Device Device::default_device() {
 std::string Device::to_string() const {
   switch (type_) {
     case DeviceType::Cpu:
-      return "cpu";
+      return index_ == 1 ? "cpu-ref" : "cpu";
     case DeviceType::Vulkan:
       return absl::StrCat("vulkan:", index_);
     case DeviceType::Cuda:

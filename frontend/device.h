@@ -9,13 +9,17 @@ enum class DeviceType { Cpu, Vulkan, Cuda };
 class Device {
  public:
   Device() = default;
+  // The CPU: fused kernels compiled by the system C++ compiler, on all cores.
   static Device cpu() { return Device(DeviceType::Cpu, 0); }
+  // The CPU reference executor ("cpu-ref"): a primitive at a time, the oracle tests compare
+  // every device with.
+  static Device cpu_reference() { return Device(DeviceType::Cpu, 1); }
   static Device vulkan(int index = 0) { return Device(DeviceType::Vulkan, index); }
   static Device cuda(int index = 0) { return Device(DeviceType::Cuda, index); }
-  // cuda > vulkan GPU > cpu among the backends this build has; EMBER_DEVICE=cpu|vulkan[:N]|cuda[:N]
-  // overrides the choice.
+  // cuda > vulkan GPU > cpu among the backends this build has;
+  // EMBER_DEVICE=cpu|cpu-ref|vulkan[:N]|cuda[:N] overrides the choice.
   static Device default_device();
-  // "cpu", "vulkan", "vulkan:1", "cuda:0"; throws ember::Error on anything else.
+  // "cpu", "cpu-ref", "vulkan", "vulkan:1", "cuda:0"; throws ember::Error on anything else.
   static Device parse(const std::string& text);
 
   DeviceType type() const { return type_; }

@@ -72,6 +72,9 @@ class Family {
   // Whether the anchor reads its operands many times per output: anything more than index
   // arithmetic (views, casts, constants) feeding them is stored first.
   virtual bool rereads_operands() const { return false; }
+  // Whether the kernel is the backend's own primitive (the CPU target's host family): its
+  // operands are stored values or views of them, never expressions (kernels/host/family.h).
+  virtual bool runs_on_host() const { return false; }
 
   // ---- rewrites before planning (split-K, long reductions)
   virtual bool rewrites(const ir::Graph&, const runtime::Backend&) const { return false; }

@@ -1,6 +1,7 @@
 #include "kernels/registry.h"
 
 #include "kernels/conv/family.h"
+#include "kernels/host/family.h"
 #include "kernels/matmul/family.h"
 #include "kernels/pointwise/family.h"
 #include "kernels/row/family.h"
@@ -9,7 +10,7 @@
 
 namespace ember::jit {
 
-std::span<const Family* const> families() {
+FamilySet families() {
   // One line per family. Order matters twice: the first family that anchors a node takes it,
   // and rewrites run in this order (split-K before long reductions are split).
   static const Family* const all[] = {
@@ -19,8 +20,14 @@ std::span<const Family* const> families() {
   return all;
 }
 
-const Family& family_for(const ir::Node& n) {
-  for (const Family* f : families()) {
+FamilySet families(const runtime::Backend& backend) {
+  if (backend.kind() != runtime::DeviceKind::Cpu) return families();
+  static const Family* const cpu[] = {&host_family(), &row_family(), &pointwise_family()};
+  return cpu;
+}
+
+const Family& family_for(const ir::Node& n, FamilySet set) {
+  for (const Family* f : set) {
     if (f->anchors(n)) return *f;
   }
   return pointwise_family();

@@ -62,6 +62,7 @@ struct KernelBinary {
   uint32_t workgroup_size = 0;  // threads per workgroup (a specialization constant on Vulkan)
   int push_constant_words = 0;  // > 0: parameters as push constants, else a buffer at binding 0
   uint32_t dynamic_shared_bytes = 0;  // CUDA: shared memory sized at launch (may exceed 48 KiB)
+  void* host_entry = nullptr;         // CPU: the compiled function (jit/compile/cpu_compile.h)
 };
 
 // A matrix inside a bound buffer that the kernel reads box by box through the device's copy
@@ -85,6 +86,8 @@ struct Launch {
   std::vector<uint32_t> params;
   uint32_t groups[3] = {1, 1, 1};
   std::vector<TiledView> tiled_views;  // CUDA kernels with bulk tensor copies only
+  // Elements of the kernel's index space: the CPU splits work over threads only when it pays.
+  uint64_t elements = 0;
 };
 
 // One launch of a sequence handed over as a whole (Backend::launch_sequence).
@@ -103,6 +106,9 @@ class Backend {
   // Whether the device is the host CPU (the CPU backend, or a CPU Vulkan driver such as
   // lavapipe): not worth tuning for, and suited to other launch shapes.
   virtual bool runs_on_cpu() const { return kind() == DeviceKind::Cpu; }
+  // Whether flushes are planned, fused and compiled into kernels (Vulkan, CUDA, the CPU target)
+  // rather than run a primitive at a time (the CPU reference executor).
+  virtual bool compiles_kernels() const { return kind() != DeviceKind::Cpu; }
   // What compiled kernels target (e.g. "sm_90a"); empty where it does not matter.
   virtual std::string target() const { return ""; }
   // Copies `type.shape.numel()` densely packed elements into a new contiguous array.
@@ -142,7 +148,10 @@ class Backend {
   virtual int max_bindings() const { return 1 << 20; }
 };
 
-// The CPU reference backend; always available.
+// The CPU reference backend (a primitive at a time): always available, the tests' oracle.
 Backend& cpu_backend();
+// The CPU target: fused plans compiled to C++ by the system compiler and run on a thread pool;
+// the reference backend where no compiler works (runtime/cpu/jit_backend.cc says so once).
+Backend& cpu_jit_backend();
 
 }  // namespace ember::runtime

@@ -12,7 +12,7 @@ namespace ember::runtime {
 std::string device_name(BackendKind kind, int index) {
   switch (kind) {
     case BackendKind::Cpu:
-      return "cpu";
+      return index == 1 ? "cpu-ref" : "cpu";
     case BackendKind::Vulkan:
       return absl::StrCat("vulkan:", index);
     case BackendKind::Cuda:
@@ -24,7 +24,7 @@ std::string device_name(BackendKind kind, int index) {
 int device_count(BackendKind kind, std::string* why) {
   switch (kind) {
     case BackendKind::Cpu:
-      return 1;
+      return 2;  // the CPU target (0) and the reference executor (1)
     case BackendKind::Vulkan:
       return vulkan_device_count(why);
     case BackendKind::Cuda:
@@ -45,7 +45,7 @@ Backend& find_backend(BackendKind kind, int index) {
   }
   switch (kind) {
     case BackendKind::Cpu:
-      return cpu_backend();
+      return index == 1 ? cpu_backend() : cpu_jit_backend();
     case BackendKind::Vulkan:
       return vulkan_backend(index);
     case BackendKind::Cuda:

@@ -174,6 +174,9 @@ struct KernelDesc {
   // CUDA: tensor map parameters (tm0, tm1, ...) after the buffers, for bulk tensor copies.
   int tensor_maps = 0;
   bool uses_errors = false;  // binds the error buffer after the tensors
+  // The CPU target's host kernels (a matmul, a convolution) run the reference primitive: no
+  // body, nothing to render; the launch stage calls the backend (jit/exec/launch.cc).
+  bool host = false;
   // Pointwise kernels may write an output over an input's buffer (in-place reuse); other kernels
   // never see aliased buffers, so targets may promise the compiler there is no aliasing.
   bool buffers_may_alias = false;

@@ -261,6 +261,8 @@ class Renderer {
       case SOp::Store:
         return d_.store(k_, s.buffer, ref(s.index), ref(s.expr)) + ";";
       case SOp::ForGrid:
+        if (std::string own = d_.for_grid(var(s.var), ref(s.expr), s.code); !own.empty())
+          return own;
         if (s.code > 1) {
           // `code` elements per thread per step, a grid stride apart (coalesced), guarded.
           std::string base = absl::StrCat("b", var(s.var)), u = absl::StrCat("u", var(s.var));
@@ -273,6 +275,7 @@ class Renderer {
         return absl::StrCat("for (uint ", var(s.var), " = ", d_.global_id(), "; ", var(s.var),
                             " < ", ref(s.expr), "; ", var(s.var), " += ", d_.grid_stride(), ") {");
       case SOp::ForRows:
+        if (std::string own = d_.for_rows(var(s.var), ref(s.expr)); !own.empty()) return own;
         return absl::StrCat("for (uint ", var(s.var), " = ", d_.builtin(Builtin::WorkgroupId), "; ",
                             var(s.var), " < ", ref(s.expr), "; ", var(s.var),
                             " += ", d_.builtin(Builtin::NumWorkgroups), ") {");

@@ -32,6 +32,16 @@ class Dialect {
   virtual std::string store(const KernelDesc& k, int buffer, const std::string& index,
                             const std::string& value) const = 0;
   virtual std::string grid_stride() const = 0;  // threads in the whole grid
+  // The opening of a ForGrid (`unroll` elements per thread per step: it closes with "}}}") or a
+  // ForRows loop over [0, count); "" for the GPU form (a grid stride). The CPU target gives
+  // each workgroup a contiguous range instead (one thread per workgroup).
+  virtual std::string for_grid(const std::string& var, const std::string& count,
+                               int unroll) const {
+    return "";
+  }
+  virtual std::string for_rows(const std::string& var, const std::string& count) const {
+    return "";
+  }
   virtual std::string global_id() const = 0;
   virtual std::string barrier() const = 0;
   // An attribute asking the compiler to unroll the loop that follows ("" if none).

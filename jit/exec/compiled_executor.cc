@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "jit/codegen/kernel.h"
 #include "jit/compile/compile.h"
+#include "jit/compile/cpu_compile.h"
 #include "jit/dump.h"
 #include "jit/exec/executor.h"
 #include "jit/exec/launch.h"
@@ -64,10 +65,11 @@ std::unique_ptr<ReplayMemo::State> take_replay(const ir::Graph& g, ReplayMemo* m
 
 // The plan of g's structure: the cached one with g's index spaces, or a new one.
 Plan plan_for(const ir::Graph& g, const std::vector<ir::ValueId>& outputs, bool fusion,
-              uint64_t structure, PlanCache& cache, int max_bindings) {
+              uint64_t structure, PlanCache& cache, const runtime::Backend& backend) {
   std::shared_ptr<const Plan> cached = cache.structure(structure);
   if (!cached) {
-    auto made = std::make_shared<const Plan>(make_plan(g, outputs, fusion, max_bindings));
+    auto made = std::make_shared<const Plan>(
+        make_plan(g, outputs, fusion, backend.max_bindings(), families(backend)));
     cache.add_structure(structure, made);
     return *made;
   }
@@ -141,7 +143,7 @@ std::vector<Outcome> execute_planned(const ir::Graph& g, const std::vector<ir::V
   }
   // Plan, then freeze every kernel's variant.
   const uint64_t structure = structure_key(g, outputs, inputs, fusion);
-  Plan plan = plan_for(g, outputs, fusion, structure, cache, backend.max_bindings());
+  Plan plan = plan_for(g, outputs, fusion, structure, cache, backend);
   std::vector<std::optional<runtime::Array>> arrays = flush_arrays(g, plan, inputs);
   auto layout = [&](ir::ValueId v) -> const runtime::Array& { return *arrays[v]; };
   freeze_variants(g, plan, layout, backend, /*tune=*/true);
@@ -154,7 +156,11 @@ std::vector<Outcome> execute_planned(const ir::Graph& g, const std::vector<ir::V
   std::vector<LaunchSpec> launches = lowered_launches(
       g, plan, *compiled, layout_fingerprint(g, inputs_layout), layout, hit ? nullptr : &descs);
   if (!hit) {
-    for (const KernelDesc& d : descs) compiled->kernels.push_back(get_kernel(d, backend));
+    if (backend.kind() == runtime::DeviceKind::Cpu) {
+      compiled->kernels = get_cpu_kernels(descs, backend);  // one library for the plan
+    } else {
+      for (const KernelDesc& d : descs) compiled->kernels.push_back(get_kernel(d, backend));
+    }
     dump_plan(g, outputs, plan, descs);
     cache.add_compiled(key, compiled);
   }
@@ -186,7 +192,7 @@ std::vector<Outcome> execute_compiled(const ir::Graph& g, const std::vector<ir::
   std::optional<ir::Graph> rewritten;
   std::vector<ir::ValueId> rewritten_outputs = outputs;
   uint64_t settings = 0;
-  for (const Family* f : families()) {
+  for (const Family* f : families(backend)) {
     settings = settings * 1000003u + f->rewrite_settings();
     const ir::Graph& current = rewritten ? *rewritten : g;
     if (f->rewrites(current, backend)) rewritten = f->rewrite(current, rewritten_outputs, backend);

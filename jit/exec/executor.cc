@@ -1,5 +1,10 @@
 #include "jit/exec/executor.h"
 
+#include <cstdlib>
+#include <mutex>
+#include <string_view>
+#include <unordered_set>
+
 #include "absl/strings/str_cat.h"
 #include "ir/error.h"
 #include "jit/dump.h"
@@ -13,6 +18,29 @@ std::string labelled_error(const ir::Node& n, const std::string& message) {
   if (n.label == nullptr || message.rfind(std::string(n.label) + ":", 0) == 0) return message;
   return absl::StrCat(n.label, ": ", message);
 }
+
+namespace {
+
+// Whether the CPU target compiles this flush's kernels. EMBER_CPU_COMPILE=repeat (the default)
+// compiles a graph the second time its structure is flushed: a program that runs once (a setup
+// step, a unit test) never waits for the compiler, a training loop compiles at its second step
+// and replays from then on. `always` compiles at the first flush (the CPU target's tests),
+// `never` runs the reference executor.
+bool compile_on_cpu(const ir::Graph& g, const std::vector<ir::ValueId>& outputs,
+                    const FlushHints& hints) {
+  const char* env = std::getenv("EMBER_CPU_COMPILE");
+  std::string_view mode = env != nullptr && *env != '\0' ? env : "repeat";
+  if (mode == "always") return true;
+  if (mode == "never") return false;
+  if (hints.same_graph) return true;
+  static std::mutex mutex;
+  static auto* seen = new std::unordered_set<uint64_t>;
+  const uint64_t h = ir::structural_hash(g, outputs);
+  std::lock_guard lock(mutex);
+  return !seen->insert(h).second;
+}
+
+}  // namespace
 
 std::vector<Outcome> execute_compiled(const ir::Graph& g, const std::vector<ir::ValueId>& outputs,
                                       std::span<const runtime::Array> inputs,
@@ -28,7 +56,8 @@ std::vector<Outcome> execute(const ir::Graph& g, const std::vector<ir::ValueId>&
     dump("ir", absl::StrCat("graph_", absl::Hex(h, absl::kZeroPad16), ".ir"),
          ir::print_graph(g, outputs));
   }
-  if (backend.kind() != runtime::DeviceKind::Cpu) {
+  if (backend.compiles_kernels() && (backend.kind() != runtime::DeviceKind::Cpu ||
+                                     compile_on_cpu(g, outputs, hints))) {
     try {
       return execute_compiled(g, outputs, inputs, backend, memo);
     } catch (const Error& e) {

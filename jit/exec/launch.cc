@@ -162,9 +162,40 @@ void assign_outputs(const ir::Graph& g, const PlanLaunch& p, int k,
   }
 }
 
-// The error each value failed with (empty: none), from the kernels' check words.
+// The array of operand v of a host kernel: stored, or a view of a stored value that the
+// backend's view primitives make (no copy).
+runtime::Array host_operand(const ir::Graph& g, ir::ValueId v,
+                            const std::vector<std::optional<runtime::Array>>& arrays,
+                            runtime::Backend& backend) {
+  if (arrays[v] && arrays[v]->buffer) return *arrays[v];
+  const ir::Node& n = g.node(v);
+  runtime::Array base = host_operand(g, n.inputs[0], arrays, backend);
+  return backend.run_primitive(n, std::span<const runtime::Array>(&base, 1));
+}
+
+// Runs a host kernel (the CPU target's matmul, convolution, sort, scatter) as the backend's
+// primitive. A failure (an index out of range) is returned; the output then gets a buffer of
+// its own, which the outputs that depend on it never show.
+std::string run_host_kernel(const ir::Graph& g, ir::ValueId anchor,
+                            std::vector<std::optional<runtime::Array>>& arrays,
+                            runtime::Backend& backend) {
+  const ir::Node& n = g.node(anchor);
+  try {
+    std::vector<runtime::Array> ins;
+    for (ir::ValueId in : n.inputs) ins.push_back(host_operand(g, in, arrays, backend));
+    arrays[anchor] = backend.run_primitive(n, ins);
+    return "";
+  } catch (const Error& e) {
+    arrays[anchor] = backend.allocate(g.type(anchor));
+    return labelled_error(n, e.what());
+  }
+}
+
+// The error each value failed with (empty: none), from the kernels' check words and the host
+// kernels' failures.
 std::vector<std::string> read_failures(const ir::Graph& g, const PlanLaunch& p,
                                        const std::vector<runtime::Array>& errors,
+                                       const std::vector<std::string>& host_failed,
                                        runtime::Backend& backend) {
   std::vector<std::string> failed(g.size());
   for (size_t k = 0; k < p.launches.size(); ++k) {
@@ -179,6 +210,7 @@ std::vector<std::string> read_failures(const ir::Graph& g, const PlanLaunch& p,
       words.resize(static_cast<size_t>(errors[k].type.shape.numel()));
       backend.download(errors[k], words.data());
     }
+    if (upstream.empty()) upstream = host_failed[k];
     for (ir::ValueId o : p.plan.kernels[k].outputs) {
       if (!upstream.empty()) {
         failed[o] = upstream;
@@ -211,20 +243,29 @@ std::vector<Outcome> launch_plan(const ir::Graph& g, const std::vector<ir::Value
   for (int k = 0; k < kernels; ++k) {
     for (ir::ValueId b : p.launches[k].bindings) last_read[b] = k;
   }
-  const bool sequence = p.sequence_key != 0 && !log_kernels() && !check_nans();
+  // The CPU runs each launch as it comes (host kernels run between them).
+  const bool sequence = p.sequence_key != 0 && !log_kernels() && !check_nans() &&
+                        backend.kind() != runtime::DeviceKind::Cpu;
   std::optional<TimingOn> log_timing;  // logged launches are timed
   if (log_kernels()) log_timing.emplace(backend);
   std::vector<runtime::SequencedLaunch> pending;
   std::vector<runtime::Array> errors(static_cast<size_t>(kernels));
+  std::vector<std::string> host_failed(static_cast<size_t>(kernels));
   bool checks = false;
   for (int k = 0; k < kernels; ++k) {
     const LaunchSpec& spec = p.launches[k];
+    if (spec.host_anchor >= 0) {
+      host_failed[k] = run_host_kernel(g, spec.host_anchor, arrays, backend);
+      counters().kernels_launched.fetch_add(1, std::memory_order_relaxed);
+      continue;
+    }
     assign_outputs(g, p, k, last_read, is_output, arrays, backend);
     runtime::Launch l;
     for (ir::ValueId b : spec.bindings) l.buffers.push_back(*arrays[b]);
     l.writes = spec.writes;
     l.params = spec.params;
     l.tiled_views = spec.tiled_views;
+    l.elements = spec.elements;
     if (spec.uses_errors) {
       int64_t words = 4 + (static_cast<int64_t>(spec.error_sites.size()) + 31) / 32;
       std::vector<uint32_t> zeros(static_cast<size_t>(words), 0);
@@ -252,7 +293,7 @@ std::vector<Outcome> launch_plan(const ir::Graph& g, const std::vector<ir::Value
   // Kernel-side checks must be read back now. Otherwise an ordered-stream backend (CUDA) keeps
   // running asynchronously and synchronises only when data is read; Vulkan submits here.
   if (checks || !backend.ordered_stream()) backend.sync();
-  std::vector<std::string> failed = read_failures(g, p, errors, backend);
+  std::vector<std::string> failed = read_failures(g, p, errors, host_failed, backend);
   std::vector<Outcome> out(outputs.size());
   for (size_t i = 0; i < outputs.size(); ++i) {
     ir::ValueId o = outputs[i];

@@ -63,6 +63,8 @@ LoweredKernel lower_kernel(const ir::Graph& g, const Plan& plan, int kernel,
   l.per_row = geometry.per_row;
   l.fused_nodes = e.fused_nodes() + static_cast<int>(kp.reductions.size()) + (kp.anchor >= 0);
   l.in_place_candidates = std::move(geometry.in_place_candidates);
+  l.elements = static_cast<uint64_t>(std::max<int64_t>(0, kp.shape.numel()));
+  if (kp.family->runs_on_host()) l.host_anchor = kp.anchor;
   return out;
 }
 

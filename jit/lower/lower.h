@@ -28,6 +28,9 @@ struct LaunchSpec {
   // Inputs every thread reads only at the element it writes (pointwise kernels): an output of
   // the same size may take such an input's buffer when the input dies here.
   std::vector<ir::ValueId> in_place_candidates;
+  uint64_t elements = 0;  // of the index space: whether the CPU splits it over threads
+  // The CPU target's host kernels: the node the backend runs as its primitive, or -1.
+  ir::ValueId host_anchor = -1;
 };
 
 struct LoweredKernel {

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "kernels/host/family.h"
 #include "kernels/registry.h"
 
 namespace ember::jit {
@@ -13,8 +14,6 @@ namespace {
 using ir::OpKind;
 using ir::ValueId;
 
-// Whether a kernel family other than pointwise starts its kernels at n.
-bool is_anchor(const ir::Node& n) { return &family_for(n) != &pointwise_family(); }
 
 bool is_cheap(OpKind op) {
   switch (op) {
@@ -34,8 +33,9 @@ bool is_cheap(OpKind op) {
 
 class Planner {
  public:
-  Planner(const ir::Graph& g, const std::vector<ValueId>& outputs, int max_bindings)
-      : g_(g), max_bindings_(max_bindings) {
+  Planner(const ir::Graph& g, const std::vector<ValueId>& outputs, int max_bindings,
+          FamilySet families)
+      : g_(g), max_bindings_(max_bindings), families_(families) {
     int n = g.size();
     consumers_.resize(n);
     for (ValueId v = 0; v < n; ++v) {
@@ -218,9 +218,16 @@ class Planner {
     // Operands read many times per output are stored unless they are index arithmetic over
     // stored values.
     for (ValueId v = 0; v < n; ++v) {
-      if (!family_for(node(v)).rereads_operands()) continue;
+      const Family& family = family_for(node(v), families_);
+      if (!family.rereads_operands()) continue;
       for (ValueId in : node(v).inputs) {
-        if (!plan_.stored[in] && !cheap_tree(in)) plan_.stored[in] = 1;
+        if (family.runs_on_host()) {
+          // The primitive reads views in place, anything else from memory.
+          while (!plan_.stored[in] && is_host_view(node(in).op)) in = node(in).inputs[0];
+          plan_.stored[in] = 1;
+        } else if (!plan_.stored[in] && !cheap_tree(in)) {
+          plan_.stored[in] = 1;
+        }
       }
     }
   }
@@ -301,7 +308,7 @@ class Planner {
   // Anchor v joins an earlier kernel of its family that takes it (a reduction of a row kernel's
   // rows), its operand evaluated inside that kernel like an epilogue value.
   bool join_anchor(ValueId v) {
-    const Family& family = family_for(node(v));
+    const Family& family = family_for(node(v), families_);
     for (int k = static_cast<int>(plan_.kernels.size()) - 1; k >= 0; --k) {
       KernelPlan& kp = plan_.kernels[k];
       if (kp.family != &family || !family.takes_anchor(g_, kp, v)) continue;
@@ -346,7 +353,7 @@ class Planner {
   }
 
   void new_kernel(ValueId v) {
-    const Family& family = family_for(node(v));
+    const Family& family = family_for(node(v), families_);
     KernelPlan kp = family.start(g_, v);
     kp.family = &family;
     kp.outputs = {v};
@@ -356,8 +363,14 @@ class Planner {
     add_reads(static_cast<int>(plan_.kernels.size()) - 1, own_leaves(v));
   }
 
+  // Whether a kernel family other than pointwise starts its kernels at n.
+  bool is_anchor(const ir::Node& n) const {
+    return &family_for(n, families_) != &pointwise_family();
+  }
+
   const ir::Graph& g_;
   int max_bindings_;
+  FamilySet families_;
   // Per kernel: the stored values it reads (sorted, unique), for the binding limit.
   std::vector<std::vector<ValueId>> kernel_reads_;
   std::vector<std::vector<ValueId>> consumers_;
@@ -372,8 +385,8 @@ Shape index_space(const ir::Graph& g, const KernelPlan& kp) {
 }
 
 Plan make_plan(const ir::Graph& g, const std::vector<ValueId>& outputs, bool fusion,
-               int max_bindings) {
-  Planner p(g, outputs, max_bindings);
+               int max_bindings, FamilySet families) {
+  Planner p(g, outputs, max_bindings, families);
   return fusion ? p.fused() : p.unfused();
 }
 

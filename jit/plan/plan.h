@@ -7,6 +7,7 @@
 
 #include "ir/graph.h"
 #include "kernels/kernel_plan.h"
+#include "kernels/registry.h"
 
 namespace ember::jit {
 
@@ -27,8 +28,9 @@ Shape index_space(const ir::Graph& g, const KernelPlan& kp);
 // EMBER_FUSION=0 baseline).
 // A fused kernel reads and writes at most `max_bindings` stored values (the device's limit,
 // Backend::max_bindings): a value that would take a kernel past it starts another.
+// `families`: the device's (kernels/registry.h).
 Plan make_plan(const ir::Graph& g, const std::vector<ir::ValueId>& outputs, bool fusion,
-               int max_bindings = 1 << 20);
+               int max_bindings = 1 << 20, FamilySet families = jit::families());
 // The plan as text: each kernel's family, index space, values and variant (EMBER_DUMP=plan).
 std::string print_plan(const ir::Graph& g, const Plan& p);
 

@@ -17,6 +17,7 @@ bool allowed(int v, const auto& values) {
 }
 
 bool valid(const PointwiseConfig& c) {
+  if (c.threads == 1 && c.unroll == 1 && c.vector == 1) return true;  // the CPU target's
   return allowed(c.threads, kPointwiseThreads) && allowed(c.unroll, kPointwiseUnrolls) &&
          (c.vector == 1 || c.vector == 4);
 }
@@ -92,6 +93,9 @@ autotune::TuneKey pointwise_tune_key(const ir::Graph& g, const KernelPlan& kp,
 int choose_pointwise(const ir::Graph& g, const KernelPlan& kp, const runtime::Backend& backend,
                      std::string* tune_key) {
   tune_key->clear();
+  // The CPU target: one thread per workgroup over a contiguous range, scalar code (the
+  // compiler vectorises the loop).
+  if (backend.kind() == runtime::DeviceKind::Cpu) return pointwise_variant({1, 1, 1});
   const bool vector4 = vectorizable(g, kp);
   const int heuristic = pointwise_variant({256, 4, vector4 ? 4 : 1});
   if (const char* env = std::getenv("EMBER_POINTWISE")) {

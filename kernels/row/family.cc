@@ -198,6 +198,8 @@ class RowFamily final : public Family {
 
   // Every reduction of the kernel runs with its first reduction's workgroup.
   VariantChoice choose(const VariantContext& c, const KernelPlan& kp) const override {
+    // The CPU target: a row per thread at a time.
+    if (c.backend.kind() == runtime::DeviceKind::Cpu) return {1};
     RowChoice rc = choose_row(c.g, kp.reductions.front(), c.backend);
     return {static_cast<Variant>(rc.workgroup), std::move(rc.tune_key)};
   }

@@ -1,7 +1,10 @@
 // Batched matmul on Eigen. Batch dims broadcast; each matrix operand is read in place when its
 // last two dims are row- or column-major, copied otherwise. f16/bf16 compute in f32.
 #include <Eigen/Core>
+#include <algorithm>
+#include <type_traits>
 
+#include "runtime/cpu/blas.h"
 #include "runtime/cpu/cpu_buffer.h"
 #include "runtime/cpu/dispatch.h"
 #include "runtime/cpu/kernels.h"
@@ -38,6 +41,14 @@ void with_matrix(const T* p, const Array& a, Major major, F&& f) {
   }
 }
 
+// The leading stride of a row- or column-major matrix operand (its row or column stride).
+int64_t leading(const Array& a, Major major) {
+  int r = a.type.shape.rank();
+  int64_t rows = a.type.shape[r - 2], cols = a.type.shape[r - 1];
+  if (major == Major::Row) return rows == 1 ? std::max<int64_t>(cols, 1) : a.strides[r - 2];
+  return cols == 1 ? std::max<int64_t>(rows, 1) : a.strides[r - 1];
+}
+
 template <class T>
 void matmul_typed(const Array& a, const Array& b, Array& out) {
   using Eigen::Dynamic;
@@ -54,6 +65,21 @@ void matmul_typed(const Array& a, const Array& b, Array& out) {
   const T* ap = base_ptr<T>(a);
   const T* bp = base_ptr<T>(b);
   T* op = base_ptr<T>(out);
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    if (have_blas()) {
+      const int64_t k = a.type.shape[r - 1];
+      const int64_t lda = leading(a, ma), ldb = leading(b, mb);
+      for_each_row<3>(batch, {out.strides.data(), as.data(), bs.data()},
+                      [&](auto off, int64_t len, auto st) {
+                        for (int64_t i = 0; i < len; ++i) {
+                          blas_gemm(ma == Major::Col, mb == Major::Col, m, n, k,
+                                    ap + off[1] + i * st[1], lda, bp + off[2] + i * st[2], ldb,
+                                    op + off[0] + i * st[0], n);
+                        }
+                      });
+      return;
+    }
+  }
   for_each_row<3>(batch, {out.strides.data(), as.data(), bs.data()},
                   [&](auto off, int64_t len, auto st) {
                     for (int64_t i = 0; i < len; ++i) {

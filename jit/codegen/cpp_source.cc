@@ -1,0 +1,325 @@
+#include "jit/codegen/cpp_source.h"
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "jit/codegen/helpers.h"
+#include "jit/codegen/math_standins.h"
+#include "jit/codegen/render.h"
+
+namespace ember::jit {
+namespace {
+
+using ir::UnaryFn;
+
+std::string storage_type(DType t) {
+  switch (t) {
+    case DType::F32:
+      return "float";
+    case DType::F16:
+    case DType::BF16:
+      return "uint16_t";
+    case DType::F64:
+      return "double";
+    case DType::I32:
+      return "int";
+    case DType::I64:
+      return "int64_t";
+    case DType::U8:
+    case DType::Bool:
+      return "uint8_t";
+  }
+  return "float";
+}
+
+// No headers (each include costs the compiler time on every plan): the compiler's built-ins
+// stand for libm, the integer types are spelled here.
+constexpr const char* kHeader = R"(// ember CPU kernels
+typedef unsigned int uint;
+typedef __INT64_TYPE__ int64_t;
+typedef __UINT64_TYPE__ uint64_t;
+typedef unsigned short uint16_t;
+typedef unsigned char uint8_t;
+#define EM_INLINE static inline __attribute__((always_inline))
+EM_INLINE bool isnan(float x) { return __builtin_isnan(x); }
+EM_INLINE bool isnan(double x) { return __builtin_isnan(x); }
+EM_INLINE bool isinf(float x) { return __builtin_isinf(x); }
+EM_INLINE bool isinf(double x) { return __builtin_isinf(x); }
+EM_INLINE float trunc(float x) { return __builtin_truncf(x); }
+EM_INLINE double trunc(double x) { return __builtin_trunc(x); }
+EM_INLINE float pow(float a, float b) { return __builtin_powf(a, b); }
+EM_INLINE double pow(double a, double b) { return __builtin_pow(a, b); }
+EM_INLINE uint f2u_(float f) { return __builtin_bit_cast(uint, f); }
+EM_INLINE float u2f_(uint u) { return __builtin_bit_cast(float, u); }
+EM_INLINE uint mulhi_(uint a, uint b) { return uint((uint64_t(a) * uint64_t(b)) >> 32); }
+EM_INLINE float h2f(uint16_t h) { return float(__builtin_bit_cast(_Float16, h)); }
+EM_INLINE uint16_t f2h(float f) { return __builtin_bit_cast(uint16_t, (_Float16)f); }
+EM_INLINE float bf2f(uint16_t h) { return u2f_(uint(h) << 16); }
+EM_INLINE double hilo2d_(uint lo, uint hi) {
+  return __builtin_bit_cast(double, (uint64_t(hi) << 32) | uint64_t(lo));
+}
+// This call's contiguous share of [0, n) when the work is cut into nwg parts.
+EM_INLINE uint part_(uint n, uint wg, uint nwg) { return uint(uint64_t(n) * wg / nwg); }
+EM_INLINE void error_(uint* E, uint code, uint value, uint limit, uint value_hi) {
+  uint bit = code - 1u;
+  __atomic_fetch_or(&E[4u + bit / 32u], 1u << (bit % 32u), __ATOMIC_RELAXED);
+  uint expected = 0u;
+  if (__atomic_compare_exchange_n(&E[0], &expected, code, false, __ATOMIC_RELAXED,
+                                  __ATOMIC_RELAXED)) {
+    E[1] = value; E[2] = limit; E[3] = value_hi;
+  }
+}
+#define EM_FN EM_INLINE
+#define EM_F(x) x##f
+#define TWO_PI_D 6.283185307179586
+#define EXPF __builtin_expf
+#define LOGF __builtin_logf
+#define SINF __builtin_sinf
+#define COSF __builtin_cosf
+#define TANF __builtin_tanf
+#define SINHF __builtin_sinhf
+#define ABSF __builtin_fabsf
+#define SQRTF __builtin_sqrtf
+#define FLOORD __builtin_floor
+#define F2U f2u_
+#define U2F u2f_
+#define MULHI mulhi_
+)";
+
+constexpr const char* kFloatHelpers = R"(
+EM_INLINE T fpow_T(T a, T b) { return pow(a, b); }
+)";
+
+class Cpp final : public Dialect {
+ public:
+  explicit Cpp(int index) : index_(index) {}
+
+  std::string type(CType t) const override {
+    switch (t) {
+      case CType::Float:
+        return "float";
+      case CType::Double:
+        return "double";
+      case CType::Int:
+        return "int";
+      case CType::Int64:
+        return "int64_t";
+      case CType::Uint:
+        return "uint";
+      case CType::Bool:
+        return "bool";
+    }
+    return "float";
+  }
+
+  // Each kernel's helpers live in a namespace of its own: one translation unit holds them all.
+  std::string prelude(const KernelDesc& k) const override {
+    std::string s = absl::StrCat("namespace k", index_, " {\n// ", k.name, "\n");
+    std::set<CType> used;
+    for (const Expr& e : k.exprs) used.insert(e.type);
+    for (CType t : {CType::Float, CType::Double}) {
+      if (used.count(t)) {
+        s += absl::StrReplaceAll(kFloatHelpers, {{"T", type(t)}});
+        s += instantiate(kFloatRemainder, type(t), "EM_INLINE");
+      }
+    }
+    for (CType t : {CType::Int, CType::Int64}) {
+      if (used.count(t)) s += instantiate(kIntHelpers, type(t), "EM_INLINE");
+    }
+    return s;
+  }
+
+  std::string entry_begin(const KernelDesc& k) const override {
+    std::string s = absl::StrCat("extern \"C\" void ", cpp_entry(k, index_),
+                                 "(const uint* P_, void* const* B_, uint wg_, uint nwg_) {\n");
+    // The parameters are copied out first: stores through the buffers cannot change a local
+    // array, so the compiler keeps them in registers across the loop.
+    absl::StrAppend(&s, "  uint p_[", std::max(1, k.num_params), "];\n  for (int i = 0; i < ",
+                    k.num_params, "; ++i) p_[i] = P_[i];\n");
+    const char* restrict = k.buffers_may_alias ? "" : " __restrict__";
+    for (size_t i = 0; i < k.buffers.size(); ++i) {
+      std::string t = absl::StrCat(k.buffers[i].written ? "" : "const ",
+                                   storage_type(k.buffers[i].dtype), "*");
+      absl::StrAppend(&s, "  ", t, restrict, " b", i, " = static_cast<", t, ">(B_[", i, "]);\n");
+    }
+    if (k.uses_errors)
+      absl::StrAppend(&s, "  uint* E = static_cast<uint*>(B_[", k.buffers.size(), "]);\n");
+    for (size_t i = 0; i < k.shared.size(); ++i) {
+      absl::StrAppend(&s, "  ", type(k.shared[i].type), " sh", i, "[", k.shared[i].size, "];\n");
+    }
+    return s;
+  }
+  std::string entry_end() const override { return "}\n}  // namespace\n"; }
+
+  std::string param(int slot) const override { return absl::StrCat("p_[", slot, "]"); }
+  std::string param_float(int slot) const override { return absl::StrCat("u2f_(p_[", slot, "])"); }
+  std::string param_double(int slot) const override {
+    return absl::StrCat("hilo2d_(p_[", slot, "], p_[", slot + 1, "])");
+  }
+  std::string param_int64(int slot) const override {
+    return absl::StrCat("int64_t((uint64_t(p_[", slot + 1, "]) << 32) | uint64_t(p_[", slot,
+                        "]))");
+  }
+  // One thread per workgroup.
+  std::string builtin(Builtin b) const override {
+    switch (b) {
+      case Builtin::LocalId:
+        return "0u";
+      case Builtin::WorkgroupId:
+        return "wg_";
+      case Builtin::NumWorkgroups:
+        return "nwg_";
+      case Builtin::WorkgroupSize:
+        return "1u";
+    }
+    return "0u";
+  }
+  std::string global_id() const override { return "wg_"; }
+  std::string grid_stride() const override { return "nwg_"; }
+  std::string for_grid(const std::string& var, const std::string& count,
+                       int unroll) const override {
+    // Contiguous ranges vectorise; an unrolled GPU loop's extra braces are balanced here. No
+    // iteration writes what another reads: a pointwise kernel's output takes an input's buffer
+    // only when every thread reads that input at the element it writes (in-place reuse), so
+    // the compiler may vectorise without run-time overlap checks.
+    return absl::StrCat("_Pragma(\"GCC ivdep\") for (uint ", var, " = part_(", count, ", wg_, nwg_), end_", var,
+                        " = part_(", count, ", wg_ + 1u, nwg_); ", var, " < end_", var, "; ++",
+                        var, ") {", unroll > 1 ? " { {" : "");
+  }
+  std::string for_rows(const std::string& var, const std::string& count) const override {
+    return for_grid(var, count, 1);
+  }
+  std::string barrier() const override { return ""; }
+  std::string fma(CType t, const std::string& a, const std::string& b,
+                  const std::string& c) const override {
+    return absl::StrCat(t == CType::Float ? "__builtin_fmaf(" : "__builtin_fma(", a, ", ", b, ", ",
+                        c, ")");
+  }
+  std::string infinity(CType t, bool negative) const override {
+    std::string inf = t == CType::Double ? "__builtin_inf()" : "__builtin_inff()";
+    return negative ? "(-" + inf + ")" : inf;
+  }
+  std::string quantize(DType t, const std::string& a) const override {
+    if (t == DType::F16) return "h2f(f2h(" + a + "))";
+    return "bf2f(uint16_t(f2bf(" + a + ")))";
+  }
+  // Kernels for the CPU never ask for 4-element accesses (the pointwise family's CPU variant
+  // is scalar: the compiler vectorises contiguous loops itself).
+  std::string vector_type(CType) const override { return "void"; }
+  std::string load_vec(const KernelDesc& k, int, const std::string&) const override {
+    return "/* no vector loads on the CPU */";
+  }
+  std::string load(const KernelDesc& k, int buffer, const std::string& index) const override {
+    std::string e = absl::StrCat("b", buffer, "[", index, "]");
+    switch (k.buffers[buffer].dtype) {
+      case DType::F16:
+        return "h2f(" + e + ")";
+      case DType::BF16:
+        return "bf2f(" + e + ")";
+      case DType::U8:
+        return "uint(" + e + ")";
+      case DType::Bool:
+        return "(" + e + " != 0)";
+      default:
+        return e;
+    }
+  }
+  std::string store(const KernelDesc& k, int buffer, const std::string& index,
+                    const std::string& value) const override {
+    std::string v;
+    switch (k.buffers[buffer].dtype) {
+      case DType::F16:
+        v = "f2h(" + value + ")";
+        break;
+      case DType::BF16:
+        v = "uint16_t(f2bf(" + value + "))";
+        break;
+      case DType::U8:
+        v = "uint8_t(" + value + ")";
+        break;
+      case DType::Bool:
+        v = "uint8_t(" + value + " ? 1 : 0)";
+        break;
+      default:
+        v = value;
+    }
+    return absl::StrCat("b", buffer, "[", index, "] = ", v);
+  }
+  // A workgroup of one thread already holds the whole reduction.
+  std::string reduce(const KernelDesc&, const Stmt&) const override { return ""; }
+  std::string error(const Stmt& s, const std::string& value, const std::string& limit,
+                    const std::string& value_hi) const override {
+    return absl::StrCat("error_(E, ", s.code, "u, uint(", value, "), uint(", limit, "), uint(",
+                        value_hi, "));");
+  }
+  std::string math(UnaryFn fn, CType t, const std::string& a) const override {
+    bool dbl = t == CType::Double;
+    auto f = [&](const char* name) {
+      return absl::StrCat("__builtin_", name, dbl ? "" : "f", "(", a, ")");
+    };
+    switch (fn) {
+      case UnaryFn::Abs:
+        return f("fabs");
+      case UnaryFn::Sqrt:
+        return f("sqrt");
+      case UnaryFn::Floor:
+        return f("floor");
+      case UnaryFn::Ceil:
+        return f("ceil");
+      case UnaryFn::Round:
+        return f("rint");
+      case UnaryFn::IsNan:
+        return absl::StrCat("__builtin_isnan(", a, ")");
+      case UnaryFn::IsInf:
+        return absl::StrCat("__builtin_isinf(", a, ")");
+      case UnaryFn::Exp:
+        return f("exp");
+      case UnaryFn::Log:
+        return f("log");
+      case UnaryFn::Log1p:
+        return f("log1p");
+      case UnaryFn::Sin:
+        return f("sin");
+      case UnaryFn::Cos:
+        return f("cos");
+      case UnaryFn::Tan:
+        return f("tan");
+      case UnaryFn::Tanh:
+        return f("tanh");
+      case UnaryFn::Sinh:
+        return f("sinh");
+      case UnaryFn::Cosh:
+        return f("cosh");
+      case UnaryFn::Erf:
+        return f("erf");
+      default:
+        return a;
+    }
+  }
+
+ private:
+  int index_;
+};
+
+}  // namespace
+
+std::string cpp_entry(const KernelDesc& k, int index) {
+  std::string entry = absl::StrCat("ember_k", index, "_");
+  for (char c : k.name) entry += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return entry;
+}
+
+std::string render_cpp(const std::vector<const KernelDesc*>& kernels) {
+  std::string s = kHeader;
+  s += kMathStandins;
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    if (kernels[i]->host) continue;
+    s += render(*kernels[i], Cpp(static_cast<int>(i)));
+  }
+  return s;
+}
+
+}  // namespace ember::jit

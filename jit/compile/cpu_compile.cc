@@ -1,0 +1,150 @@
+#include "jit/compile/cpu_compile.h"
+
+#define XXH_INLINE_ALL
+#include <unistd.h>
+#include <xxhash.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+
+#include "absl/strings/str_cat.h"
+#include "ir/error.h"
+#include "jit/codegen/cpp_source.h"
+#include "jit/compile/compile.h"
+#include "jit/dump.h"
+#include "jit/stats.h"
+#include "runtime/cpu/host_compiler.h"
+
+namespace ember::jit {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Bumped whenever rendering or the library layout changes.
+constexpr uint32_t kCpuCacheFormat = 1;
+
+struct Library {
+  void* handle = nullptr;
+};
+
+std::mutex& libraries_mutex() {
+  static auto* m = new std::mutex;
+  return *m;
+}
+std::map<uint64_t, Library>& libraries() {
+  static auto* m = new std::map<uint64_t, Library>;  // loaded libraries stay for the process
+  return *m;
+}
+
+std::string hex(uint64_t h) { return absl::StrCat(absl::Hex(h, absl::kZeroPad16)); }
+
+// The sidecar of a cached library: the 128-bit digest of what made it and a checksum of its
+// bytes. A library whose sidecar is missing or disagrees is rebuilt.
+struct Stamp {
+  XXH128_hash_t key;
+  uint64_t checksum;
+};
+
+bool file_checksum(const fs::path& path, uint64_t* sum) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  *sum = XXH3_64bits(bytes.data(), bytes.size());
+  return !bytes.empty();
+}
+
+bool verified(const fs::path& lib, const fs::path& stamp_path, const XXH128_hash_t& key) {
+  std::ifstream in(stamp_path, std::ios::binary);
+  Stamp s;
+  uint32_t format = 0;
+  if (!in.read(reinterpret_cast<char*>(&format), sizeof(format)) ||
+      !in.read(reinterpret_cast<char*>(&s), sizeof(s)) || format != kCpuCacheFormat ||
+      !XXH128_isEqual(s.key, key)) {
+    return false;
+  }
+  uint64_t sum = 0;
+  return file_checksum(lib, &sum) && sum == s.checksum;
+}
+
+// Compiles into a temporary name, then renames the library and its stamp into place: a reader
+// sees the old entry or the whole new one.
+void compile_entry(const std::string& source, const fs::path& lib, const fs::path& stamp_path,
+                   const XXH128_hash_t& key, const std::string& what) {
+  std::error_code ec;
+  fs::create_directories(lib.parent_path(), ec);
+  std::string suffix = absl::StrCat(".tmp", getpid(), "_", gettid());
+  fs::path tmp_lib = lib.string() + suffix, tmp_stamp = stamp_path.string() + suffix;
+  auto t0 = std::chrono::steady_clock::now();
+  runtime::cpu::compile_shared_object(source, tmp_lib.string(), what);
+  auto us = std::chrono::duration_cast<std::chrono::microseconds>(
+                std::chrono::steady_clock::now() - t0)
+                .count();
+  counters().compiles.fetch_add(1, std::memory_order_relaxed);
+  counters().compile_us.fetch_add(us, std::memory_order_relaxed);
+  Stamp s{key, 0};
+  if (!file_checksum(tmp_lib, &s.checksum)) throw Error("cpu: compiler wrote nothing for " + what);
+  {
+    std::ofstream out(tmp_stamp, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(&kCpuCacheFormat), sizeof(kCpuCacheFormat));
+    out.write(reinterpret_cast<const char*>(&s), sizeof(s));
+  }
+  fs::rename(tmp_lib, lib, ec);
+  if (!ec) fs::rename(tmp_stamp, stamp_path, ec);
+  fs::remove(tmp_lib, ec);
+  fs::remove(tmp_stamp, ec);
+}
+
+// The loaded library of `source`: from memory, from the disk cache, or compiled now.
+void* library_for(const std::string& source, const std::string& what) {
+  const runtime::cpu::HostCompiler* c = runtime::cpu::host_compiler();
+  std::string key_text = absl::StrCat(source, "\n//", c->version, "/", c->flags, "/", c->machine);
+  uint64_t h = XXH3_64bits(key_text.data(), key_text.size());
+  std::lock_guard lock(libraries_mutex());
+  if (auto it = libraries().find(h); it != libraries().end()) {
+    counters().cache_hits.fetch_add(1, std::memory_order_relaxed);
+    return it->second.handle;
+  }
+  if (dump_enabled("kernels")) dump("kernels", absl::StrCat("cpu_", hex(h), ".cc"), source);
+  const XXH128_hash_t key = XXH3_128bits_withSeed(key_text.data(), key_text.size(), 0x656d626572);
+  fs::path dir = fs::path(cache_dir()) / "cpu";
+  fs::path lib = dir / (hex(h) + ".so"), stamp = dir / (hex(h) + ".stamp");
+  if (verified(lib, stamp, key)) {
+    counters().cache_hits.fetch_add(1, std::memory_order_relaxed);
+  } else {
+    compile_entry(source, lib, stamp, key, what);
+  }
+  void* handle = runtime::cpu::open_library(lib.string());
+  libraries()[h].handle = handle;
+  return handle;
+}
+
+}  // namespace
+
+std::vector<std::shared_ptr<runtime::Kernel>> get_cpu_kernels(const std::vector<KernelDesc>& descs,
+                                                              runtime::Backend& backend) {
+  std::vector<const KernelDesc*> all;
+  std::string what;
+  for (const KernelDesc& d : descs) {
+    all.push_back(&d);
+    if (!d.host) absl::StrAppend(&what, what.empty() ? "" : ", ", d.name);
+  }
+  std::vector<std::shared_ptr<runtime::Kernel>> out(descs.size());
+  if (what.empty()) return out;
+  void* library = library_for(render_cpp(all), "kernels " + what);
+  for (size_t i = 0; i < descs.size(); ++i) {
+    if (descs[i].host) continue;
+    runtime::KernelBinary bin;
+    bin.name = descs[i].name;
+    bin.num_buffers = static_cast<int>(descs[i].buffers.size()) + descs[i].uses_errors;
+    bin.workgroup_size = 1;
+    bin.host_entry =
+        runtime::cpu::library_symbol(library, cpp_entry(descs[i], static_cast<int>(i)));
+    out[i] = backend.load_kernel(bin);
+  }
+  return out;
+}
+
+}  // namespace ember::jit
