@@ -44,14 +44,33 @@ typedef __UINT64_TYPE__ uint64_t;
 typedef unsigned short uint16_t;
 typedef unsigned char uint8_t;
 #define EM_INLINE static inline __attribute__((always_inline))
+// libm's functions; where glibc's vector math library is there (EMBER_VECTOR_MATH, probed by
+// runtime/cpu/host_compiler.h), declared with their vector variants so loops vectorise.
+#ifdef EMBER_VECTOR_MATH
+#define EM_MATH __attribute__((simd("notinbranch"), nothrow, leaf))
+#else
+#define EM_MATH __attribute__((nothrow, leaf))
+#endif
+extern "C" {
+EM_MATH float expf(float); EM_MATH double exp(double);
+EM_MATH float logf(float); EM_MATH double log(double);
+EM_MATH float log1pf(float); EM_MATH double log1p(double);
+EM_MATH float sinf(float); EM_MATH double sin(double);
+EM_MATH float cosf(float); EM_MATH double cos(double);
+EM_MATH float tanf(float); EM_MATH double tan(double);
+EM_MATH float tanhf(float); EM_MATH double tanh(double);
+EM_MATH float sinhf(float); EM_MATH double sinh(double);
+EM_MATH float coshf(float); EM_MATH double cosh(double);
+EM_MATH float erff(float); EM_MATH double erf(double);
+EM_MATH float powf(float, float); EM_MATH double pow(double, double);
+}
 EM_INLINE bool isnan(float x) { return __builtin_isnan(x); }
 EM_INLINE bool isnan(double x) { return __builtin_isnan(x); }
 EM_INLINE bool isinf(float x) { return __builtin_isinf(x); }
 EM_INLINE bool isinf(double x) { return __builtin_isinf(x); }
 EM_INLINE float trunc(float x) { return __builtin_truncf(x); }
 EM_INLINE double trunc(double x) { return __builtin_trunc(x); }
-EM_INLINE float pow(float a, float b) { return __builtin_powf(a, b); }
-EM_INLINE double pow(double a, double b) { return __builtin_pow(a, b); }
+EM_INLINE float pow(float a, float b) { return powf(a, b); }
 EM_INLINE uint f2u_(float f) { return __builtin_bit_cast(uint, f); }
 EM_INLINE float u2f_(uint u) { return __builtin_bit_cast(float, u); }
 EM_INLINE uint mulhi_(uint a, uint b) { return uint((uint64_t(a) * uint64_t(b)) >> 32); }
@@ -75,12 +94,12 @@ EM_INLINE void error_(uint* E, uint code, uint value, uint limit, uint value_hi)
 #define EM_FN EM_INLINE
 #define EM_F(x) x##f
 #define TWO_PI_D 6.283185307179586
-#define EXPF __builtin_expf
-#define LOGF __builtin_logf
-#define SINF __builtin_sinf
-#define COSF __builtin_cosf
-#define TANF __builtin_tanf
-#define SINHF __builtin_sinhf
+#define EXPF expf
+#define LOGF logf
+#define SINF sinf
+#define COSF cosf
+#define TANF tanf
+#define SINHF sinhf
 #define ABSF __builtin_fabsf
 #define SQRTF __builtin_sqrtf
 #define FLOORD __builtin_floor
@@ -257,9 +276,11 @@ class Cpp final : public Dialect {
   }
   std::string math(UnaryFn fn, CType t, const std::string& a) const override {
     bool dbl = t == CType::Double;
+    // Instructions through the compiler's built-ins, the rest through libm (vectorised).
     auto f = [&](const char* name) {
       return absl::StrCat("__builtin_", name, dbl ? "" : "f", "(", a, ")");
     };
+    auto lib = [&](const char* name) { return absl::StrCat(name, dbl ? "" : "f", "(", a, ")"); };
     switch (fn) {
       case UnaryFn::Abs:
         return f("fabs");
@@ -276,25 +297,25 @@ class Cpp final : public Dialect {
       case UnaryFn::IsInf:
         return absl::StrCat("__builtin_isinf(", a, ")");
       case UnaryFn::Exp:
-        return f("exp");
+        return lib("exp");
       case UnaryFn::Log:
-        return f("log");
+        return lib("log");
       case UnaryFn::Log1p:
-        return f("log1p");
+        return lib("log1p");
       case UnaryFn::Sin:
-        return f("sin");
+        return lib("sin");
       case UnaryFn::Cos:
-        return f("cos");
+        return lib("cos");
       case UnaryFn::Tan:
-        return f("tan");
+        return lib("tan");
       case UnaryFn::Tanh:
-        return f("tanh");
+        return lib("tanh");
       case UnaryFn::Sinh:
-        return f("sinh");
+        return lib("sinh");
       case UnaryFn::Cosh:
-        return f("cosh");
+        return lib("cosh");
       case UnaryFn::Erf:
-        return f("erf");
+        return lib("erf");
       default:
         return a;
     }

@@ -100,7 +100,8 @@ void compile_entry(const std::string& source, const fs::path& lib, const fs::pat
 // The loaded library of `source`: from memory, from the disk cache, or compiled now.
 void* library_for(const std::string& source, const std::string& what) {
   const runtime::cpu::HostCompiler* c = runtime::cpu::host_compiler();
-  std::string key_text = absl::StrCat(source, "\n//", c->version, "/", c->flags, "/", c->machine);
+  std::string key_text = absl::StrCat(source, "\n//", c->version, "/", c->flags, "/",
+                                      runtime::cpu::kernel_link_flags(), "/", c->machine);
   uint64_t h = XXH3_64bits(key_text.data(), key_text.size());
   std::lock_guard lock(libraries_mutex());
   if (auto it = libraries().find(h); it != libraries().end()) {

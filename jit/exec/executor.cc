@@ -1,5 +1,6 @@
 #include "jit/exec/executor.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <mutex>
 #include <string_view>
@@ -64,9 +65,21 @@ std::vector<Outcome> execute(const ir::Graph& g, const std::vector<ir::ValueId>&
       // A failure to plan, compile or launch fails this flush's outputs, not the process, and
       // leaves nothing to replay (it may have failed before the memo's state was taken).
       if (memo != nullptr) memo->forget();
-      std::vector<Outcome> failed(outputs.size());
-      for (auto& o : failed) o.error = e.what();
-      return failed;
+      // The CPU target has the reference executor to fall back on (a kernel the system
+      // compiler rejects is Ember's bug, not the user's): it warns once and runs the flush
+      // there, unless its tests ask for compiled kernels (EMBER_CPU_COMPILE=always).
+      const char* mode = std::getenv("EMBER_CPU_COMPILE");
+      if (backend.kind() != runtime::DeviceKind::Cpu ||
+          (mode != nullptr && std::string_view(mode) == "always")) {
+        std::vector<Outcome> failed(outputs.size());
+        for (auto& o : failed) o.error = e.what();
+        return failed;
+      }
+      static std::once_flag warned;
+      std::call_once(warned, [&] {
+        std::fprintf(stderr, "ember: %s\nember: this and later such flushes run on the CPU "
+                     "reference executor\n", e.what());
+      });
     }
   }
   if (memo != nullptr) memo->forget();  // the reference path plans nothing to reuse

@@ -16,7 +16,7 @@ namespace ember {
 namespace {
 
 std::vector<Device> devices() {
-  std::vector<Device> out = {Device::cpu()};
+  std::vector<Device> out = {Device::cpu_reference()};
   if (testing::have_gpu_device() || std::getenv("EMBER_REQUIRE_VULKAN"))
     out.push_back(testing::gpu_device());
   return out;

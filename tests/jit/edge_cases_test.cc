@@ -41,7 +41,7 @@ TEST(JitEdgeCases, ReusedLoweringTakesWideFillAndPadValues) {
   reset_stats(gpu);
   for (auto [iv, fv] : {std::pair<int64_t, double>{(int64_t{5} << 33) + 7, -3.25}, {-9, 0.5}}) {
     auto got = run(gpu, iv, fv);
-    auto want = run(Device::cpu(), iv, fv);
+    auto want = run(Device::cpu_reference(), iv, fv);
     for (size_t i = 0; i < got.size(); ++i)
       got[i].assert_approx_eq(want[i], Tolerance::rel_abs(1e-5, 1e-6));
   }
@@ -66,7 +66,7 @@ TEST(JitEdgeCases, MaxGradientOfRecomputedChainOnGpu) {
     expected[i * 1000 + best] =
         (1 - best_z * best_z) * (ws[best] + 0.37 * std::cos(xs[i * 1000 + best]));
   }
-  for (const Device& dev : {gpu, Device::cpu()}) {
+  for (const Device& dev : {gpu, Device::cpu_reference()}) {
     SCOPED_TRACE(dev.to_string());
     auto x = Tensor<2>::from_data(xd, dev).require_grad();
     auto w = Tensor<2>::from_data(wd, dev);
@@ -81,7 +81,7 @@ TEST(JitEdgeCases, MaxGradientOfRecomputedChainOnGpu) {
 TEST(JitEdgeCases, TrackedTensorsDoNotMoveAcrossDevicesSilently) {
   EMBER_REQUIRE_GPU_DEVICE();
   Device gpu = testing::gpu_device();
-  auto x = Tensor<1>::from_floats({1.0, 2.0}, Device::cpu()).require_grad();
+  auto x = Tensor<1>::from_floats({1.0, 2.0}, Device::cpu_reference()).require_grad();
   testing::expect_error([&] { x.to_device(gpu); }, {"to_device", "requires grad", "detach"});
   auto moved = x.detach().to_device(gpu);
   EXPECT_FALSE(moved.is_require_grad());
@@ -96,7 +96,7 @@ TEST(JitEdgeCases, TrackedTensorsDoNotMoveAcrossDevicesSilently) {
 // checked like gather's indices (a class out of range was a silent zero row).
 TEST(JitEdgeCases, IndexErrorsNameWholeValuesOnEveryDevice) {
   EMBER_REQUIRE_GPU_DEVICE();
-  for (const Device& dev : {Device::cpu(), testing::gpu_device()}) {
+  for (const Device& dev : {Device::cpu_reference(), testing::gpu_device()}) {
     SCOPED_TRACE(dev.to_string());
     for (bool fused : {true, false}) {
       FusionGuard guard(fused);
@@ -129,7 +129,7 @@ TEST(JitEdgeCases, FloatToIntCastsSaturateOnEveryDevice) {
     return out;
   };
   const Shape s{static_cast<int64_t>(xs.size())};
-  for (const Device& dev : {Device::cpu(), testing::gpu_device()}) {
+  for (const Device& dev : {Device::cpu_reference(), testing::gpu_device()}) {
     SCOPED_TRACE(dev.to_string());
     for (bool fused : {true, false}) {
       FusionGuard guard(fused);

@@ -299,7 +299,7 @@ std::string describe(const TrainSpec& p) {
 // test failure: the reducer's oracle.
 bool matches_cpu(const TrainSpec& spec, uint32_t seed) {
   try {
-    auto ref = run(spec, seed, Device::cpu());
+    auto ref = run(spec, seed, Device::cpu_reference());
     auto got = run(spec, seed, testing::gpu_device());
     for (size_t i = 0; i < ref.size(); ++i) {
       try {

@@ -75,7 +75,7 @@ struct Tol {
 
 // Runs `p` on the CPU and on `dev` and expects equal shapes, dtypes and values within tolerance.
 inline void expect_same(const Program& p, const Device& dev, Tol tol = {}) {
-  auto ref = p(Device::cpu());
+  auto ref = p(Device::cpu_reference());
   auto got = p(dev);
   ASSERT_EQ(ref.size(), got.size());
   for (size_t i = 0; i < ref.size(); ++i) {

@@ -37,7 +37,7 @@ void expect_same_grads(const Grads& ref, const Grads& got) {
 void check_case(const GradCase& c, const Device& dev, Checkpointing policy) {
   SCOPED_TRACE(ir::checkpointing_name(policy));
   try {
-    Grads ref = testing::analytic_gradients(c, DType::F32, Device::cpu(), policy);
+    Grads ref = testing::analytic_gradients(c, DType::F32, Device::cpu_reference(), policy);
     Grads got = testing::analytic_gradients(c, DType::F32, dev, policy);
     expect_same_grads(ref, got);
   } catch (const std::exception& e) {
@@ -98,7 +98,7 @@ TEST(GradVulkanMlp, StepMatchesCpuUnderBothPolicies) {
     FusionGuard fusion(fused);
     for (Checkpointing policy : {Checkpointing::save_all, Checkpointing::balanced}) {
       SCOPED_TRACE(ir::checkpointing_name(policy));
-      Grads ref = mlp_step(Device::cpu(), policy);
+      Grads ref = mlp_step(Device::cpu_reference(), policy);
       for (const auto& g : ref) ASSERT_TRUE(g.has_value()) << "every parameter gets a gradient";
       expect_same_grads(ref, mlp_step(dev, policy));
     }

@@ -25,7 +25,7 @@ void expect_near_all(const std::vector<double>& got, const std::vector<double>& 
 }
 
 TEST(ReduceInSlabs, BroadcastProductSummedEitherWayIsNeverStored) {
-  Device cpu = Device::cpu();
+  Device cpu = Device::cpu_reference();
   auto a = Tensor<2>::from_data(host_uniform({kN, 1}, 1), cpu);
   auto b = Tensor<2>::from_data(host_uniform({1, kN}, 2), cpu);
   sync(cpu);
@@ -49,7 +49,7 @@ TEST(ReduceInSlabs, BroadcastProductSummedEitherWayIsNeverStored) {
 
 // A chain of pointwise ops with a stored full-size operand, reduced by max and argmax, in 3-D.
 TEST(ReduceInSlabs, PointwiseChainWithStoredOperandMaxAndArgmax) {
-  Device cpu = Device::cpu();
+  Device cpu = Device::cpu_reference();
   const int64_t d0 = 4, d1 = 1024, d2 = 1024;
   auto x = Tensor<3>::from_data(host_uniform({d0, d1, 1}, 3), cpu);
   auto y = Tensor<3>::from_data(host_uniform({1, 1, d2}, 4), cpu);
@@ -86,7 +86,7 @@ TEST(ReduceInSlabs, PointwiseChainWithStoredOperandMaxAndArgmax) {
 
 // A product the program keeps (an output of the flush) is stored once and reduced as stored.
 TEST(ReduceInSlabs, HeldExpressionIsStoredAndReduced) {
-  Device cpu = Device::cpu();
+  Device cpu = Device::cpu_reference();
   auto a = Tensor<2>::from_data(host_uniform({kN, 1}, 6), cpu);
   auto b = Tensor<2>::from_data(host_uniform({1, kN}, 7), cpu);
   auto p = a * b;
@@ -106,7 +106,7 @@ TEST(ReduceInSlabs, HeldExpressionIsStoredAndReduced) {
 // An error inside the expression (an out-of-range gather feeding it) fails the reduction's
 // output with the gather's message, and the device stays usable.
 TEST(ReduceInSlabs, ErrorInAnOperandFailsTheReduction) {
-  Device cpu = Device::cpu();
+  Device cpu = Device::cpu_reference();
   auto table = Tensor<2>::from_data(host_uniform({4, kN}, 8), cpu);
   auto idx = Tensor<2, Int>::from_data(TensorData(std::vector<int64_t>{7}, Shape{1, 1}), cpu);
   auto bad = table.gather(0, idx.expand({kN, kN}));

@@ -1,0 +1,184 @@
+// The CPU workloads of ../shared/BENCHMARKS.md at their own sizes (EMBER_BENCH_SHRINK does not
+// apply): the Fashion-MNIST MLP's and the Burn guide CNN's training steps (batch 64), gelu,
+// layer norm and softmax on 4M elements, a 1024 matmul, and a copy of 4M floats beside the
+// machine's memcpy of the same bytes (the bandwidth ceiling of the memory-bound rows).
+// bench/cpu_reference.py runs them against PyTorch's CPU eager and torch.compile.
+#include <benchmark/benchmark.h>
+#include <ember/ember.h>
+
+#include <chrono>
+#include <cstring>
+#include <vector>
+
+#include "bench/bench_util.h"
+#include "nn/nn.h"
+#include "optim/optim.h"
+
+namespace ember {
+namespace {
+
+using bench::bench_device;
+using bench::run_timed;
+
+constexpr int64_t kBatch = 64;
+constexpr int64_t k4M = int64_t{1} << 22;
+
+Tensor<2> uniform(int64_t r, int64_t c, uint32_t seed, double lo = -1, double hi = 1) {
+  ember::seed(seed);
+  auto t = Tensor<2>::random({r, c}, Distribution::uniform(lo, hi), bench_device());
+  sync(bench_device());
+  return t;
+}
+
+Tensor<1, Int> classes(uint32_t seed) {
+  std::vector<int32_t> t(kBatch);
+  for (int64_t i = 0; i < kBatch; ++i) t[i] = static_cast<int32_t>((i * 7 + seed) % 10);
+  return Tensor<1, Int>::from_data(TensorData(t, Shape{kBatch}), bench_device());
+}
+
+// examples/fashion_mnist's model: 784 -> 256 -> 256 -> 10 with ReLUs.
+struct FashionMlp {
+  nn::Linear l1, l2, l3;
+  Tensor<2> forward(const Tensor<2>& x) const {
+    return l3.forward(activation::relu(l2.forward(activation::relu(l1.forward(x)))));
+  }
+  EMBER_MODULE(FashionMlp, l1, l2, l3)
+};
+
+void BM_mlp_train_step_cpu(benchmark::State& state) {
+  Device dev = bench_device();
+  ember::seed(60);
+  FashionMlp model{nn::LinearConfig(784, 256).init(dev), nn::LinearConfig(256, 256).init(dev),
+                   nn::LinearConfig(256, 10).init(dev)};
+  optim::Adam adam = optim::AdamConfig().init();
+  auto x = uniform(kBatch, 784, 61, 0, 1);
+  auto y = classes(62);
+  auto loss_fn = nn::CrossEntropyLossConfig().init();
+  Tensor<1> loss;
+  run_timed(
+      state, state.range(0),
+      [&] {
+        loss = loss_fn.forward(model.forward(x), y);
+        model = adam.step(1e-3, model, optim::GradientsParams::from_grads(loss.backward(), model));
+      },
+      0, 6.0 * kBatch * (784 * 256 + 256 * 256 + 256 * 10), /*wall_time=*/true);
+}
+
+// The Burn guide's CNN (examples/guide/model.h) with its dropout 0.5.
+struct GuideCnn {
+  nn::Conv2d conv1, conv2;
+  nn::AdaptiveAvgPool2d pool;
+  nn::Dropout dropout;
+  nn::Linear linear1, linear2;
+  Tensor<2> forward(const Tensor<3>& images) const {
+    auto x = images.unsqueeze_dim<4>(1);
+    x = dropout.forward(conv1.forward(x));
+    x = activation::relu(dropout.forward(conv2.forward(x)));
+    auto h = pool.forward(x).reshape<2>(Shape{images.shape()[0], 16 * 8 * 8});
+    h = activation::relu(dropout.forward(linear1.forward(h)));
+    return linear2.forward(h);
+  }
+  EMBER_MODULE(GuideCnn, conv1, conv2, pool, dropout, linear1, linear2)
+};
+
+void BM_guide_cnn_step_cpu(benchmark::State& state) {
+  Device dev = bench_device();
+  ember::seed(63);
+  GuideCnn model{nn::Conv2dConfig({1, 8}, {3, 3}).init(dev),
+                 nn::Conv2dConfig({8, 16}, {3, 3}).init(dev),
+                 nn::AdaptiveAvgPool2dConfig({8, 8}).init(),
+                 nn::DropoutConfig(0.5).init(),
+                 nn::LinearConfig(1024, 512).init(dev),
+                 nn::LinearConfig(512, 10).init(dev)};
+  optim::Adam adam = optim::AdamConfig().init();
+  auto images = uniform(kBatch, 28 * 28, 64, 0, 1).reshape<3>(Shape{kBatch, 28, 28});
+  auto y = classes(65);
+  auto loss_fn = nn::CrossEntropyLossConfig().init();
+  Tensor<1> loss;
+  run_timed(
+      state, state.range(0),
+      [&] {
+        loss = loss_fn.forward(model.forward(images), y);
+        model = adam.step(1e-3, model, optim::GradientsParams::from_grads(loss.backward(), model));
+      },
+      0, 0, /*wall_time=*/true);
+}
+
+void BM_gelu_4M(benchmark::State& state) {
+  auto x = uniform(1024, 4096, 66);
+  Tensor<2> y;
+  run_timed(
+      state, state.range(0), [&] { y = x * ((x / std::sqrt(2.0)).erf() + 1.0) / 2.0; },
+      8.0 * k4M, 0, /*wall_time=*/true);
+}
+
+void BM_layernorm_4M(benchmark::State& state) {
+  auto x = uniform(1024, 4096, 67), w = uniform(1, 4096, 68), b = uniform(1, 4096, 69);
+  Tensor<2> y;
+  run_timed(
+      state, state.range(0),
+      [&] {
+        auto centered = x - x.mean_dim(1);
+        auto var = (centered * centered).mean_dim(1);
+        y = centered / (var + 1e-5).sqrt() * w + b;
+      },
+      8.0 * k4M, 0, /*wall_time=*/true);
+}
+
+void BM_softmax_4M(benchmark::State& state) {
+  auto x = uniform(1024, 4096, 70);
+  Tensor<2> y;
+  run_timed(
+      state, state.range(0),
+      [&] {
+        auto e = (x - x.max_dim(1)).exp();
+        y = e / e.sum_dim(1);
+      },
+      8.0 * k4M, 0, /*wall_time=*/true);
+}
+
+// A copy kernel: a view of a stored input returned as an output is copied by a flush.
+void BM_copy_4M(benchmark::State& state) {
+  auto x = uniform(1024, 4096, 71);
+  Tensor<2> y;
+  run_timed(
+      state, state.range(0), [&] { y = x.reshape({4096, 1024}).reshape({2048, 2048}); },
+      8.0 * k4M, 0, /*wall_time=*/true);
+}
+
+// The machine's own copy of the same bytes (one thread, std::memcpy): the ceiling.
+void BM_memcpy_4M(benchmark::State& state) {
+  std::vector<float> a(k4M, 1.0f), b(k4M);
+  for (auto _ : state) {
+    auto t0 = std::chrono::steady_clock::now();
+    std::memcpy(b.data(), a.data(), a.size() * sizeof(float));
+    benchmark::DoNotOptimize(b.data());
+    state.SetIterationTime(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  state.counters["bytes_per_second"] = benchmark::Counter(
+      8.0 * k4M * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+}
+
+void BM_matmul_1024_f32(benchmark::State& state) {
+  auto a = uniform(1024, 1024, 72), b = uniform(1024, 1024, 73);
+  Tensor<2> c;
+  run_timed(
+      state, state.range(0), [&] { c = a.matmul(b); }, 0, 2.0 * 1024 * 1024 * 1024,
+      /*wall_time=*/true);
+}
+
+#define EMBER_CPU_WORKLOAD(fn) \
+  BENCHMARK(fn)->ArgName("fused")->Arg(1)->Arg(0)->UseManualTime()->Unit(benchmark::kMillisecond)
+
+EMBER_CPU_WORKLOAD(BM_mlp_train_step_cpu);
+EMBER_CPU_WORKLOAD(BM_guide_cnn_step_cpu);
+EMBER_CPU_WORKLOAD(BM_gelu_4M);
+EMBER_CPU_WORKLOAD(BM_layernorm_4M);
+EMBER_CPU_WORKLOAD(BM_softmax_4M);
+EMBER_CPU_WORKLOAD(BM_copy_4M);
+EMBER_CPU_WORKLOAD(BM_matmul_1024_f32);
+BENCHMARK(BM_memcpy_4M)->UseManualTime()->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace ember
