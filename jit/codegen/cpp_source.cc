@@ -80,6 +80,16 @@ EM_INLINE float bf2f(uint16_t h) { return u2f_(uint(h) << 16); }
 EM_INLINE double hilo2d_(uint lo, uint hi) {
   return __builtin_bit_cast(double, (uint64_t(hi) << 32) | uint64_t(lo));
 }
+// max/min with a NaN operand winning, as reductions of vectorised loops (one partial result
+// per lane, combined at the end).
+EM_INLINE float nanmax_(float a, float b) { return (isnan(a) || isnan(b)) ? a + b : (a > b ? a : b); }
+EM_INLINE float nanmin_(float a, float b) { return (isnan(a) || isnan(b)) ? a + b : (a < b ? a : b); }
+EM_INLINE double nanmax_(double a, double b) { return (isnan(a) || isnan(b)) ? a + b : (a > b ? a : b); }
+EM_INLINE double nanmin_(double a, double b) { return (isnan(a) || isnan(b)) ? a + b : (a < b ? a : b); }
+#pragma omp declare reduction(em_max : float, double : omp_out = nanmax_(omp_out, omp_in)) \
+    initializer(omp_priv = -__builtin_inf())
+#pragma omp declare reduction(em_min : float, double : omp_out = nanmin_(omp_out, omp_in)) \
+    initializer(omp_priv = __builtin_inf())
 // This call's contiguous share of [0, n) when the work is cut into nwg parts.
 EM_INLINE uint part_(uint n, uint wg, uint nwg) { return uint(uint64_t(n) * wg / nwg); }
 EM_INLINE void error_(uint* E, uint code, uint value, uint limit, uint value_hi) {
@@ -210,6 +220,30 @@ class Cpp final : public Dialect {
   }
   std::string for_rows(const std::string& var, const std::string& count) const override {
     return for_grid(var, count, 1);
+  }
+  // The row's accumulation vectorised: partial results per lane, combined after the loop (sums
+  // in another order than one thread's, as every GPU's workgroup reduction does).
+  std::string lanes_reduction(const Stmt& r) const override {
+    const char* op = nullptr;
+    const bool floating = r.type == CType::Float || r.type == CType::Double;
+    switch (r.fn) {
+      case ir::ReduceFn::Sum:
+        op = "+";
+        break;
+      case ir::ReduceFn::Prod:
+        op = "*";
+        break;
+      case ir::ReduceFn::Max:
+        op = floating ? "em_max" : "max";
+        break;
+      case ir::ReduceFn::Min:
+        op = floating ? "em_min" : "min";
+        break;
+      default:
+        return "";
+    }
+    if (r.type == CType::Bool) return "";
+    return absl::StrCat("_Pragma(\"omp simd reduction(", op, ":x", r.var, ")\") ");
   }
   std::string barrier() const override { return ""; }
   std::string fma(CType t, const std::string& a, const std::string& b,

@@ -22,9 +22,13 @@ class Renderer {
     std::string out = d_.prelude(k_);
     out += d_.entry_begin(k_);
     int depth = 1;
-    for (const Stmt& s : k_.body) {
+    for (size_t i = 0; i < k_.body.size(); ++i) {
+      const Stmt& s = k_.body[i];
       if (s.op == SOp::End) --depth;
       std::string line = stmt(s);
+      if (s.op == SOp::ForLanes) {
+        if (const Stmt* r = reduction_after(i)) line = d_.lanes_reduction(*r) + line;
+      }
       if (!line.empty()) out += std::string(2 * depth, ' ') + line + "\n";
       if (opens(s.op)) {
         ++depth;
@@ -36,6 +40,19 @@ class Renderer {
   }
 
  private:
+  // The statement after the loop opened at body[i] closes, when it is a reduction.
+  const Stmt* reduction_after(size_t i) const {
+    int open = 0;
+    for (size_t j = i; j < k_.body.size(); ++j) {
+      if (opens(k_.body[j].op)) ++open;
+      if (k_.body[j].op == SOp::End && --open == 0) {
+        if (j + 1 < k_.body.size() && k_.body[j + 1].op == SOp::Reduce) return &k_.body[j + 1];
+        return nullptr;
+      }
+    }
+    return nullptr;
+  }
+
   static bool opens(SOp op) {
     return op == SOp::ForGrid || op == SOp::ForRows || op == SOp::ForLanes || op == SOp::ForSeq ||
            op == SOp::If;

@@ -42,6 +42,9 @@ class Dialect {
   virtual std::string for_rows(const std::string& var, const std::string& count) const {
     return "";
   }
+  // Put before a ForLanes loop whose accumulation the workgroup reduction `reduce` finishes
+  // (a target whose workgroup is one thread may vectorise that loop's reduction), or "".
+  virtual std::string lanes_reduction(const Stmt& reduce) const { return ""; }
   virtual std::string global_id() const = 0;
   virtual std::string barrier() const = 0;
   // An attribute asking the compiler to unroll the loop that follows ("" if none).

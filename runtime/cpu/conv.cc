@@ -189,7 +189,7 @@ void conv_typed(const Array& x, const Array& w, const ir::ConvAttrs& a, Array& o
   T* op = base_ptr<T>(out);
   const bool identity = unfold_is_identity(g);
   const int64_t tasks = xs[0] * groups;
-  const int64_t workers = std::max(1u, std::thread::hardware_concurrency());
+  const int64_t workers = num_threads();
   // One (sample, group) product: out[og, on] = w[og, rows] x col[rows, on], over output rows
   // [r0, r1) (all of them unless the products are too few to give every core one).
   auto product = [&](int64_t task, const T* col, int64_t r0, int64_t r1) {

@@ -63,7 +63,7 @@ HostCompiler* probe(std::string* why) {
   // -ffp-contract=off: a multiply and an add are never fused, so a value recomputed in two
   // kernels has the same bits in both (as on the GPUs); IEEE semantics otherwise (NaN, inf).
   c->flags =
-      "-O3 -march=native -fPIC -shared -std=c++20 -ffp-contract=off -fno-math-errno "
+      "-O3 -march=native -fopenmp-simd -fPIC -shared -std=c++20 -ffp-contract=off -fno-math-errno "
       "-fno-trapping-math -fno-plt -w";
   c->machine = cpu_model();
   return c;
