@@ -124,7 +124,7 @@ EM_INLINE T fpow_T(T a, T b) { return pow(a, b); }
 
 class Cpp final : public Dialect {
  public:
-  explicit Cpp(int index) : index_(index) {}
+  Cpp(const KernelDesc& k, int index) : k_(&k), index_(index) {}
 
   std::string type(CType t) const override {
     switch (t) {
@@ -183,7 +183,13 @@ class Cpp final : public Dialect {
   }
   std::string entry_end() const override { return "}\n}  // namespace\n"; }
 
-  std::string param(int slot) const override { return absl::StrCat("p_[", slot, "]"); }
+  // Sizes and strides are compiled in (the plan is compiled per layout on the CPU: divisions
+  // by constants become multiplications, and loops vectorise).
+  std::string param(int slot) const override {
+    if (static_cast<size_t>(slot) < k_->param_fixed.size() && k_->param_fixed[slot])
+      return absl::StrCat(k_->param_values[slot], "u");
+    return absl::StrCat("p_[", slot, "]");
+  }
   std::string param_float(int slot) const override { return absl::StrCat("u2f_(p_[", slot, "])"); }
   std::string param_double(int slot) const override {
     return absl::StrCat("hilo2d_(p_[", slot, "], p_[", slot + 1, "])");
@@ -213,17 +219,28 @@ class Cpp final : public Dialect {
     // Contiguous ranges vectorise; an unrolled GPU loop's extra braces are balanced here. No
     // iteration writes what another reads: a pointwise kernel's output takes an input's buffer
     // only when every thread reads that input at the element it writes (in-place reuse), so
-    // the compiler may vectorise without run-time overlap checks.
-    return absl::StrCat("_Pragma(\"GCC ivdep\") for (uint ", var, " = part_(", count, ", wg_, nwg_), end_", var,
-                        " = part_(", count, ", wg_ + 1u, nwg_); ", var, " < end_", var, "; ++",
-                        var, ") {", unroll > 1 ? " { {" : "");
+    // the compiler may vectorise without run-time overlap checks, whatever the index math.
+    return absl::StrCat("_Pragma(\"omp simd\") for (uint ", var, " = part_(", count,
+                        ", wg_, nwg_); ", var, " < part_(", count, ", wg_ + 1u, nwg_); ++", var,
+                        ") {", unroll > 1 ? " { {" : "");
   }
+  // Rows hold loops of their own (not vectorised at this level). The bound stated inside lets
+  // the compiler see that index arithmetic within the row does not wrap, so the row's loops
+  // vectorise as contiguous accesses.
   std::string for_rows(const std::string& var, const std::string& count) const override {
-    return for_grid(var, count, 1);
+    return absl::StrCat("for (uint ", var, " = part_(", count, ", wg_, nwg_); ", var, " < part_(",
+                        count, ", wg_ + 1u, nwg_); ++", var, ") { if (", var, " >= ", count,
+                        ") __builtin_unreachable();");
   }
   // The row's accumulation vectorised: partial results per lane, combined after the loop (sums
   // in another order than one thread's, as every GPU's workgroup reduction does).
-  std::string lanes_reduction(const Stmt& r) const override {
+  // Other lanes loops store each element once (vectorised as such); an arg-reduction's loop
+  // carries its index along and stays scalar.
+  std::string lanes_prefix(const Stmt* after) const override {
+    if (after == nullptr || (after->op != SOp::Reduce && after->op != SOp::ArgReduce))
+      return "_Pragma(\"omp simd\") ";
+    if (after->op == SOp::ArgReduce) return "";
+    const Stmt& r = *after;
     const char* op = nullptr;
     const bool floating = r.type == CType::Float || r.type == CType::Double;
     switch (r.fn) {
@@ -356,6 +373,7 @@ class Cpp final : public Dialect {
   }
 
  private:
+  const KernelDesc* k_;
   int index_;
 };
 
@@ -372,7 +390,7 @@ std::string render_cpp(const std::vector<const KernelDesc*>& kernels) {
   s += kMathStandins;
   for (size_t i = 0; i < kernels.size(); ++i) {
     if (kernels[i]->host) continue;
-    s += render(*kernels[i], Cpp(static_cast<int>(i)));
+    s += render(*kernels[i], Cpp(*kernels[i], static_cast<int>(i)));
   }
   return s;
 }

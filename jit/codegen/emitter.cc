@@ -82,7 +82,12 @@ int Emitter::const_b(bool v) { return expr({XOp::Const, CType::Bool, v ? 1 : 0})
 
 int Emitter::param_u(const std::string& key, uint32_t value) {
   auto [it, inserted] = param_slots_.try_emplace(key, static_cast<int>(params_.size()));
-  if (inserted) params_.push_back(value);
+  if (inserted) {
+    params_.push_back(value);
+    k_.param_values.push_back(value);
+    const bool offset = key.size() >= 4 && key.compare(key.size() - 4, 4, ":off") == 0;
+    k_.param_fixed.push_back(offset ? 0 : 1);
+  }
   k_.num_params = static_cast<int>(params_.size());
   return expr({XOp::Param, CType::Uint, it->second});
 }
@@ -418,6 +423,7 @@ std::pair<int, int> Emitter::scalar_u64_params(ValueId v, const char* field,
   int hi = param_u(absl::StrCat(key, ":", field, "_hi"), w[1]);
   patch.slot = static_cast<int>(k_.exprs[lo].imm);
   scalar_patches_.push_back(patch);
+  k_.param_fixed[patch.slot] = k_.param_fixed[k_.exprs[hi].imm] = 0;  // runtime values
   return {lo, hi};
 }
 
@@ -429,6 +435,7 @@ int Emitter::scalar_param(ValueId v, const char* field, DType t, const std::stri
   if (wide) param_u(key + ":hi", w[1]);
   patch.slot = static_cast<int>(k_.exprs[p].imm);
   scalar_patches_.push_back(patch);
+  for (size_t i = 0; i < w.size(); ++i) k_.param_fixed[patch.slot + i] = 0;  // runtime values
   switch (t) {
     case DType::F32:
     case DType::F16:

@@ -180,6 +180,11 @@ struct KernelDesc {
   // Pointwise kernels may write an output over an input's buffer (in-place reuse); other kernels
   // never see aliased buffers, so targets may promise the compiler there is no aliasing.
   bool buffers_may_alias = false;
+  // Per parameter word: its value at lowering, and whether it is fixed by the plan's layout
+  // (sizes, strides; not offsets or runtime scalars): a target may compile those in as
+  // constants (the CPU target does, so that divisions by sizes become multiplications).
+  std::vector<uint32_t> param_values;
+  std::vector<char> param_fixed;
   // Parameters travel as push constants when they fit the 128 bytes every device offers,
   // else in a storage buffer at binding 0.
   static constexpr int kMaxPushWords = 32;

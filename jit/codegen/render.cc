@@ -26,9 +26,7 @@ class Renderer {
       const Stmt& s = k_.body[i];
       if (s.op == SOp::End) --depth;
       std::string line = stmt(s);
-      if (s.op == SOp::ForLanes) {
-        if (const Stmt* r = reduction_after(i)) line = d_.lanes_reduction(*r) + line;
-      }
+      if (s.op == SOp::ForLanes) line = d_.lanes_prefix(after_loop(i)) + line;
       if (!line.empty()) out += std::string(2 * depth, ' ') + line + "\n";
       if (opens(s.op)) {
         ++depth;
@@ -40,15 +38,13 @@ class Renderer {
   }
 
  private:
-  // The statement after the loop opened at body[i] closes, when it is a reduction.
-  const Stmt* reduction_after(size_t i) const {
+  // The statement after the End of the loop opened at body[i], or nullptr.
+  const Stmt* after_loop(size_t i) const {
     int open = 0;
     for (size_t j = i; j < k_.body.size(); ++j) {
       if (opens(k_.body[j].op)) ++open;
-      if (k_.body[j].op == SOp::End && --open == 0) {
-        if (j + 1 < k_.body.size() && k_.body[j + 1].op == SOp::Reduce) return &k_.body[j + 1];
-        return nullptr;
-      }
+      if (k_.body[j].op == SOp::End && --open == 0)
+        return j + 1 < k_.body.size() ? &k_.body[j + 1] : nullptr;
     }
     return nullptr;
   }

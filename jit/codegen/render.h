@@ -42,9 +42,10 @@ class Dialect {
   virtual std::string for_rows(const std::string& var, const std::string& count) const {
     return "";
   }
-  // Put before a ForLanes loop whose accumulation the workgroup reduction `reduce` finishes
-  // (a target whose workgroup is one thread may vectorise that loop's reduction), or "".
-  virtual std::string lanes_reduction(const Stmt& reduce) const { return ""; }
+  // Put before a ForLanes loop (a target whose workgroup is one thread may vectorise it):
+  // `after` is the statement after the loop (a Reduce or ArgReduce finishing the loop's
+  // accumulation), or nullptr.
+  virtual std::string lanes_prefix(const Stmt* after) const { return ""; }
   virtual std::string global_id() const = 0;
   virtual std::string barrier() const = 0;
   // An attribute asking the compiler to unroll the loop that follows ("" if none).

@@ -147,7 +147,10 @@ std::vector<Outcome> execute_planned(const ir::Graph& g, const std::vector<ir::V
   std::vector<std::optional<runtime::Array>> arrays = flush_arrays(g, plan, inputs);
   auto layout = [&](ir::ValueId v) -> const runtime::Array& { return *arrays[v]; };
   freeze_variants(g, plan, layout, backend, /*tune=*/true);
-  const uint64_t key = frozen_key(structure, g, plan);
+  uint64_t key = frozen_key(structure, g, plan);
+  // The CPU compiles sizes and strides into its kernels: its compiled plans are per layout.
+  if (backend.kind() == runtime::DeviceKind::Cpu)
+    key = (key ^ layout_fingerprint(g, inputs_layout)) * 0x100000001b3ull;
   // Lower and compile, unless this frozen plan was compiled before.
   std::shared_ptr<CompiledPlan> compiled = cache.compiled(key);
   const bool hit = compiled != nullptr;
