@@ -35,19 +35,22 @@ inline std::array<uint32_t, 4> philox4x32(uint64_t counter, uint64_t seed) {
 inline float philox_uniform(uint32_t bits) { return static_cast<float>(bits >> 8) * 0x1p-24f; }
 
 // One sample of a Random node: uniform in [a, b), normal(mean a, std b), or bernoulli(p = a).
+// Computed in f32 as the generated kernels compute it (jit/codegen/math_standins.cc), so the
+// CPU target's compiled kernels draw the same bits as this reference for the same seed.
 inline double philox_sample(int dist, double a, double b, uint64_t counter, uint64_t seed) {
   auto w = philox4x32(counter, seed);
+  const float fa = static_cast<float>(a), fb = static_cast<float>(b);
   switch (dist) {
     case 0:
-      return a + (b - a) * static_cast<double>(philox_uniform(w[0]));
+      return fa + (fb - fa) * philox_uniform(w[0]);
     case 1: {
       // Box-Muller; u1 in (0, 1] keeps the log finite.
-      double u1 = (static_cast<double>(w[0] >> 8) + 1.0) * 0x1p-24;
-      double u2 = static_cast<double>(philox_uniform(w[1]));
-      return a + b * std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
+      float u1 = (static_cast<float>(w[0] >> 8) + 1.0f) * 0x1p-24f;
+      float u2 = philox_uniform(w[1]);
+      return fa + fb * std::sqrt(-2.0f * std::log(u1)) * std::cos(6.283185307179586f * u2);
     }
     default:
-      return static_cast<double>(philox_uniform(w[0])) < a ? 1.0 : 0.0;
+      return philox_uniform(w[0]) < fa ? 1.0 : 0.0;
   }
 }
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 #include <set>
+#include <span>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
@@ -44,25 +46,23 @@ typedef __UINT64_TYPE__ uint64_t;
 typedef unsigned short uint16_t;
 typedef unsigned char uint8_t;
 #define EM_INLINE static inline __attribute__((always_inline))
-// libm's functions; where glibc's vector math library is there (EMBER_VECTOR_MATH, probed by
-// runtime/cpu/host_compiler.h), declared with their vector variants so loops vectorise.
-#ifdef EMBER_VECTOR_MATH
-#define EM_MATH __attribute__((simd("notinbranch"), nothrow, leaf))
-#else
-#define EM_MATH __attribute__((nothrow, leaf))
-#endif
+// libm's functions, scalar: every kernel gets the same bits for the same input whether its loop
+// is vectorised or not (a value recomputed in two kernels must compare equal: the backward of
+// max relies on it; glibc's vector variants round differently from the scalar ones). exp and
+// log, the hot ones, are written out below in plain arithmetic, which vectorises and rounds
+// the same in every lane.
 extern "C" {
-EM_MATH float expf(float); EM_MATH double exp(double);
-EM_MATH float logf(float); EM_MATH double log(double);
-EM_MATH float log1pf(float); EM_MATH double log1p(double);
-EM_MATH float sinf(float); EM_MATH double sin(double);
-EM_MATH float cosf(float); EM_MATH double cos(double);
-EM_MATH float tanf(float); EM_MATH double tan(double);
-EM_MATH float tanhf(float); EM_MATH double tanh(double);
-EM_MATH float sinhf(float); EM_MATH double sinh(double);
-EM_MATH float coshf(float); EM_MATH double cosh(double);
-EM_MATH float erff(float); EM_MATH double erf(double);
-EM_MATH float powf(float, float); EM_MATH double pow(double, double);
+float expf(float) noexcept; double exp(double) noexcept;
+float logf(float) noexcept; double log(double) noexcept;
+float log1pf(float) noexcept; double log1p(double) noexcept;
+float sinf(float) noexcept; double sin(double) noexcept;
+float cosf(float) noexcept; double cos(double) noexcept;
+float tanf(float) noexcept; double tan(double) noexcept;
+float tanhf(float) noexcept; double tanh(double) noexcept;
+float sinhf(float) noexcept; double sinh(double) noexcept;
+float coshf(float) noexcept; double cosh(double) noexcept;
+float erff(float) noexcept; double erf(double) noexcept;
+float powf(float, float) noexcept; double pow(double, double) noexcept;
 }
 EM_INLINE bool isnan(float x) { return __builtin_isnan(x); }
 EM_INLINE bool isnan(double x) { return __builtin_isnan(x); }
@@ -101,10 +101,47 @@ EM_INLINE void error_(uint* E, uint code, uint value, uint limit, uint value_hi)
     E[1] = value; E[2] = limit; E[3] = value_hi;
   }
 }
+// e^x as 2^n * e^r, n = rint(x / ln 2), |r| <= ln 2 / 2, e^r by Cephes' expf polynomial
+// (within 2 ulp of libm's); 2^n applied in two halves so that subnormal results come out right.
+EM_INLINE float exp_f(float x) {
+  float c = x < -104.0f ? -104.0f : (x > 89.0f ? 89.0f : x);
+  float n = __builtin_rintf(c * 1.44269504088896341f);
+  float r = c - n * 0.693359375f;
+  r = r - n * -2.12194440e-4f;
+  float z = r * r;
+  float p = ((((((1.9875691500e-4f * r + 1.3981999507e-3f) * r + 8.3334519073e-3f) * r +
+                4.1665795894e-2f) * r + 1.6666665459e-1f) * r + 5.0000001201e-1f) * z + r) + 1.0f;
+  int k = int(n), k1 = k >> 1, k2 = k - k1;
+  float y = p * u2f_(uint(k1 + 127) << 23) * u2f_(uint(k2 + 127) << 23);
+  return isnan(x) ? x : y;
+}
+// log x = log m + e log 2 with x = m 2^e, m in [sqrt(1/2), sqrt(2)), by Cephes' logf polynomial.
+EM_INLINE float log_f(float x) {
+  bool sub = x < 1.17549435e-38f;
+  float v = sub ? x * 8388608.0f : x;
+  uint b = f2u_(v);
+  int e = int((b >> 23) & 0xffu) - 126 - (sub ? 23 : 0);
+  float m = u2f_((b & 0x007fffffu) | 0x3f000000u);  // [0.5, 1)
+  bool low = m < 0.707106781186547524f;
+  e = low ? e - 1 : e;
+  m = low ? (m + m) - 1.0f : m - 1.0f;
+  float z = m * m;
+  float y = ((((((((7.0376836292e-2f * m - 1.1514610310e-1f) * m + 1.1676998740e-1f) * m -
+                 1.2420140846e-1f) * m + 1.4249322787e-1f) * m - 1.6668057665e-1f) * m +
+              2.0000714765e-1f) * m - 2.4999993993e-1f) * m + 3.3333331174e-1f) * m * z;
+  float fe = float(e);
+  y = y + fe * -2.12194440e-4f;
+  y = y - 0.5f * z;
+  float r = (m + y) + fe * 0.693359375f;
+  r = x == 0.0f ? -__builtin_inff() : r;
+  r = x < 0.0f ? __builtin_nanf("") : r;
+  r = isinf(x) && x > 0.0f ? x : r;
+  return isnan(x) ? x : r;
+}
 #define EM_FN EM_INLINE
 #define EM_F(x) x##f
 #define TWO_PI_D 6.283185307179586
-#define EXPF expf
+#define EXPF exp_f
 #define LOGF logf
 #define SINF sinf
 #define COSF cosf
@@ -170,8 +207,8 @@ class Cpp final : public Dialect {
                     k.num_params, "; ++i) p_[i] = P_[i];\n");
     const char* restrict = k.buffers_may_alias ? "" : " __restrict__";
     for (size_t i = 0; i < k.buffers.size(); ++i) {
-      std::string t = absl::StrCat(k.buffers[i].written ? "" : "const ",
-                                   storage_type(k.buffers[i].dtype), "*");
+      std::string t =
+          absl::StrCat(k.buffers[i].written ? "" : "const ", storage_type(k.buffers[i].dtype), "*");
       absl::StrAppend(&s, "  ", t, restrict, " b", i, " = static_cast<", t, ">(B_[", i, "]);\n");
     }
     if (k.uses_errors)
@@ -195,8 +232,7 @@ class Cpp final : public Dialect {
     return absl::StrCat("hilo2d_(p_[", slot, "], p_[", slot + 1, "])");
   }
   std::string param_int64(int slot) const override {
-    return absl::StrCat("int64_t((uint64_t(p_[", slot + 1, "]) << 32) | uint64_t(p_[", slot,
-                        "]))");
+    return absl::StrCat("int64_t((uint64_t(p_[", slot + 1, "]) << 32) | uint64_t(p_[", slot, "]))");
   }
   // One thread per workgroup.
   std::string builtin(Builtin b) const override {
@@ -216,13 +252,9 @@ class Cpp final : public Dialect {
   std::string grid_stride() const override { return "nwg_"; }
   std::string for_grid(const std::string& var, const std::string& count,
                        int unroll) const override {
-    // Contiguous ranges vectorise; an unrolled GPU loop's extra braces are balanced here. No
-    // iteration writes what another reads: a pointwise kernel's output takes an input's buffer
-    // only when every thread reads that input at the element it writes (in-place reuse), so
-    // the compiler may vectorise without run-time overlap checks, whatever the index math.
-    return absl::StrCat("_Pragma(\"omp simd\") for (uint ", var, " = part_(", count,
-                        ", wg_, nwg_); ", var, " < part_(", count, ", wg_ + 1u, nwg_); ++", var,
-                        ") {", unroll > 1 ? " { {" : "");
+    // Contiguous ranges: vectorised by the compiler (see grid_prefix).
+    return absl::StrCat("for (uint ", var, " = part_(", count, ", wg_, nwg_); ", var, " < part_(",
+                        count, ", wg_ + 1u, nwg_); ++", var, ") {", unroll > 1 ? " { {" : "");
   }
   // Rows hold loops of their own (not vectorised at this level). The bound stated inside lets
   // the compiler see that index arithmetic within the row does not wrap, so the row's loops
@@ -234,12 +266,27 @@ class Cpp final : public Dialect {
   }
   // The row's accumulation vectorised: partial results per lane, combined after the loop (sums
   // in another order than one thread's, as every GPU's workgroup reduction does).
-  // Other lanes loops store each element once (vectorised as such); an arg-reduction's loop
-  // carries its index along and stays scalar.
-  std::string lanes_prefix(const Stmt* after) const override {
-    if (after == nullptr || (after->op != SOp::Reduce && after->op != SOp::ArgReduce))
-      return "_Pragma(\"omp simd\") ";
-    if (after->op == SOp::ArgReduce) return "";
+  // Only a reduction's accumulation is declared (GCC does not reorder floating-point sums on
+  // its own); other loops are left to the compiler's own analysis (see for_grid). An
+  // arg-reduction's loop carries its index along and stays scalar. Loops of a fixed number of
+  // steps (short rows cached in per-thread arrays) test each step against the row's length:
+  // vectorised, their masked-off steps would read past the row's buffers, so they stay scalar.
+  // No iteration of a grid loop writes what another reads (a pointwise kernel's output takes an
+  // input's buffer only when every thread reads that input at the element it writes), so the
+  // compiler may vectorise without run-time overlap checks and through index arithmetic. Not
+  // where an index is clamped (a select between unsigned indices, as padding does): GCC 12 -O3
+  // vectorised such a gather wrongly under `ivdep` (lanes read the wrong element; the training
+  // fuzz's program 9 caught it) and is right without it.
+  std::string grid_prefix(const KernelDesc& k, std::span<const Stmt> loop) const override {
+    return index_math(k, loop, /*division=*/false) ? "" : "_Pragma(\"GCC ivdep\") ";
+  }
+  // GCC 12 also miscompiles (or fails on) such loops when their index arithmetic divides,
+  // takes remainders of or clamps (selects between) unsigned indices: those stay scalar.
+  std::string lanes_prefix(const KernelDesc& k, std::span<const Stmt> loop,
+                           const Stmt* after) const override {
+    if (loop.front().code > 0) return "";
+    if (after == nullptr || (after->op != SOp::Reduce && after->op != SOp::ArgReduce)) return "";
+    if (after->op == SOp::ArgReduce || index_math(k, loop, /*division=*/true)) return "";
     const Stmt& r = *after;
     const char* op = nullptr;
     const bool floating = r.type == CType::Float || r.type == CType::Double;
@@ -261,6 +308,36 @@ class Cpp final : public Dialect {
     }
     if (r.type == CType::Bool) return "";
     return absl::StrCat("_Pragma(\"omp simd reduction(", op, ":x", r.var, ")\") ");
+  }
+  // Whether the loop's integer arithmetic selects between values (or, with `division`, divides
+  // or takes remainders).
+  static bool index_math(const KernelDesc& k, std::span<const Stmt> loop, bool division) {
+    std::vector<int> stack;
+    std::vector<char> seen(k.exprs.size(), 0);
+    for (const Stmt& st : loop) {
+      for (int e : {st.expr, st.index}) {
+        if (e >= 0) stack.push_back(e);
+      }
+    }
+    while (!stack.empty()) {
+      const int id = stack.back();
+      stack.pop_back();
+      if (seen[id]) continue;
+      seen[id] = 1;
+      const Expr& e = k.exprs[id];
+      if (e.type == CType::Uint || e.type == CType::Int) {
+        // (A select between two constants is a flag's value, e.g. a carry: not a clamp.)
+        if (e.op == XOp::Select &&
+            !(k.exprs[e.args[1]].op == XOp::Const && k.exprs[e.args[2]].op == XOp::Const))
+          return true;
+        if (division && e.op == XOp::Binary) {
+          auto fn = static_cast<ir::BinaryFn>(e.imm);
+          if (fn == ir::BinaryFn::Div || fn == ir::BinaryFn::Rem) return true;
+        }
+      }
+      for (int a : e.args) stack.push_back(a);
+    }
+    return false;
   }
   std::string barrier() const override { return ""; }
   std::string fma(CType t, const std::string& a, const std::string& b,
@@ -327,7 +404,7 @@ class Cpp final : public Dialect {
   }
   std::string math(UnaryFn fn, CType t, const std::string& a) const override {
     bool dbl = t == CType::Double;
-    // Instructions through the compiler's built-ins, the rest through libm (vectorised).
+    // Instructions through the compiler's built-ins.
     auto f = [&](const char* name) {
       return absl::StrCat("__builtin_", name, dbl ? "" : "f", "(", a, ")");
     };
@@ -347,26 +424,28 @@ class Cpp final : public Dialect {
         return absl::StrCat("__builtin_isnan(", a, ")");
       case UnaryFn::IsInf:
         return absl::StrCat("__builtin_isinf(", a, ")");
+      // f32: the stand-ins the GPUs use (written once, jit/codegen/math_standins.h) on exp_f;
+      // f64: libm.
       case UnaryFn::Exp:
-        return lib("exp");
+        return dbl ? lib("exp") : "exp_f(" + a + ")";
       case UnaryFn::Log:
-        return lib("log");
+        return dbl ? lib("log") : "log_f(" + a + ")";
       case UnaryFn::Log1p:
-        return lib("log1p");
+        return dbl ? lib("log1p") : "log1p_f(" + a + ")";
       case UnaryFn::Sin:
-        return lib("sin");
+        return dbl ? lib("sin") : "sin_f(" + a + ")";
       case UnaryFn::Cos:
-        return lib("cos");
+        return dbl ? lib("cos") : "cos_f(" + a + ")";
       case UnaryFn::Tan:
-        return lib("tan");
+        return dbl ? lib("tan") : "tan_f(" + a + ")";
       case UnaryFn::Tanh:
-        return lib("tanh");
+        return dbl ? lib("tanh") : "tanh_f(" + a + ")";
       case UnaryFn::Sinh:
-        return lib("sinh");
+        return dbl ? lib("sinh") : "sinh_f(" + a + ")";
       case UnaryFn::Cosh:
         return lib("cosh");
       case UnaryFn::Erf:
-        return lib("erf");
+        return dbl ? lib("erf") : "erf_f(" + a + ")";
       default:
         return a;
     }

@@ -26,7 +26,14 @@ class Renderer {
       const Stmt& s = k_.body[i];
       if (s.op == SOp::End) --depth;
       std::string line = stmt(s);
-      if (s.op == SOp::ForLanes) line = d_.lanes_prefix(after_loop(i)) + line;
+      if (s.op == SOp::ForGrid) {
+        line = d_.grid_prefix(k_, std::span(k_.body).subspan(i, loop_end(i) - i + 1)) + line;
+      }
+      if (s.op == SOp::ForLanes) {
+        const size_t end = loop_end(i);
+        const Stmt* after = end + 1 < k_.body.size() ? &k_.body[end + 1] : nullptr;
+        line = d_.lanes_prefix(k_, std::span(k_.body).subspan(i, end - i + 1), after) + line;
+      }
       if (!line.empty()) out += std::string(2 * depth, ' ') + line + "\n";
       if (opens(s.op)) {
         ++depth;
@@ -38,15 +45,14 @@ class Renderer {
   }
 
  private:
-  // The statement after the End of the loop opened at body[i], or nullptr.
-  const Stmt* after_loop(size_t i) const {
+  // The index of the End of the loop opened at body[i].
+  size_t loop_end(size_t i) const {
     int open = 0;
     for (size_t j = i; j < k_.body.size(); ++j) {
       if (opens(k_.body[j].op)) ++open;
-      if (k_.body[j].op == SOp::End && --open == 0)
-        return j + 1 < k_.body.size() ? &k_.body[j + 1] : nullptr;
+      if (k_.body[j].op == SOp::End && --open == 0) return j;
     }
-    return nullptr;
+    return k_.body.size() - 1;
   }
 
   static bool opens(SOp op) {

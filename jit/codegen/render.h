@@ -2,6 +2,7 @@
 // The C-style renderer core shared by every target: statements, expressions, operators and the
 // math helpers all C-like languages need. A Dialect supplies what differs: type names, buffer
 // declarations, builtins, loads/stores with storage conversion, workgroup reductions.
+#include <span>
 #include <string>
 
 #include "jit/codegen/kernel.h"
@@ -35,17 +36,23 @@ class Dialect {
   // The opening of a ForGrid (`unroll` elements per thread per step: it closes with "}}}") or a
   // ForRows loop over [0, count); "" for the GPU form (a grid stride). The CPU target gives
   // each workgroup a contiguous range instead (one thread per workgroup).
-  virtual std::string for_grid(const std::string& var, const std::string& count,
-                               int unroll) const {
+  virtual std::string for_grid(const std::string& var, const std::string& count, int unroll) const {
     return "";
   }
   virtual std::string for_rows(const std::string& var, const std::string& count) const {
     return "";
   }
+  // Put before a ForGrid loop: `loop` holds its statements from the loop's own to its End.
+  virtual std::string grid_prefix(const KernelDesc& k, std::span<const Stmt> loop) const {
+    return "";
+  }
   // Put before a ForLanes loop (a target whose workgroup is one thread may vectorise it):
-  // `after` is the statement after the loop (a Reduce or ArgReduce finishing the loop's
-  // accumulation), or nullptr.
-  virtual std::string lanes_prefix(const Stmt* after) const { return ""; }
+  // `loop` holds its statements from the loop's own to its End, `after` the statement after
+  // it (a Reduce or ArgReduce finishing the loop's accumulation) or nullptr.
+  virtual std::string lanes_prefix(const KernelDesc& k, std::span<const Stmt> loop,
+                                   const Stmt* after) const {
+    return "";
+  }
   virtual std::string global_id() const = 0;
   virtual std::string barrier() const = 0;
   // An attribute asking the compiler to unroll the loop that follows ("" if none).

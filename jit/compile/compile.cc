@@ -21,6 +21,7 @@
 #include "jit/codegen/cuda_source.h"
 #include "jit/codegen/glsl.h"
 #include "jit/codegen/spirv_aliased.h"
+#include "jit/compile/cpu_compile.h"
 #include "jit/dump.h"
 #include "jit/stats.h"
 #include "runtime/cuda/nvrtc.h"
@@ -117,6 +118,7 @@ MemoryCache& memory_cache() {
 }  // namespace
 
 void clear_memory_cache() {
+  forget_cpu_libraries();
   auto& mc = memory_cache();
   std::lock_guard lock(mc.mutex);
   mc.kernels.clear();

@@ -79,9 +79,9 @@ void compile_entry(const std::string& source, const fs::path& lib, const fs::pat
   fs::path tmp_lib = lib.string() + suffix, tmp_stamp = stamp_path.string() + suffix;
   auto t0 = std::chrono::steady_clock::now();
   runtime::cpu::compile_shared_object(source, tmp_lib.string(), what);
-  auto us = std::chrono::duration_cast<std::chrono::microseconds>(
-                std::chrono::steady_clock::now() - t0)
-                .count();
+  auto us =
+      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0)
+          .count();
   counters().compiles.fetch_add(1, std::memory_order_relaxed);
   counters().compile_us.fetch_add(us, std::memory_order_relaxed);
   Stamp s{key, 0};
@@ -100,8 +100,7 @@ void compile_entry(const std::string& source, const fs::path& lib, const fs::pat
 // The loaded library of `source`: from memory, from the disk cache, or compiled now.
 void* library_for(const std::string& source, const std::string& what) {
   const runtime::cpu::HostCompiler* c = runtime::cpu::host_compiler();
-  std::string key_text = absl::StrCat(source, "\n//", c->version, "/", c->flags, "/",
-                                      runtime::cpu::kernel_link_flags(), "/", c->machine);
+  std::string key_text = absl::StrCat(source, "\n//", c->version, "/", c->flags, "/", c->machine);
   uint64_t h = XXH3_64bits(key_text.data(), key_text.size());
   std::lock_guard lock(libraries_mutex());
   if (auto it = libraries().find(h); it != libraries().end()) {
@@ -124,11 +123,20 @@ void* library_for(const std::string& source, const std::string& what) {
 
 }  // namespace
 
+void forget_cpu_libraries() {
+  std::lock_guard lock(libraries_mutex());
+  libraries().clear();
+}
+
 std::vector<std::shared_ptr<runtime::Kernel>> get_cpu_kernels(const std::vector<KernelDesc>& descs,
                                                               runtime::Backend& backend) {
   std::vector<const KernelDesc*> all;
   std::string what;
   for (const KernelDesc& d : descs) {
+    if (d.exprs.size() > kMaxCpuKernelExprs) {
+      throw CompileDeclined(absl::StrCat("cpu: kernel ", d.name, " has ", d.exprs.size(),
+                                         " expressions; not compiled"));
+    }
     all.push_back(&d);
     if (!d.host) absl::StrAppend(&what, what.empty() ? "" : ", ", d.name);
   }

@@ -4,10 +4,10 @@
 #include <cstdlib>
 #include <mutex>
 #include <string_view>
-#include <unordered_set>
 
 #include "absl/strings/str_cat.h"
 #include "ir/error.h"
+#include "jit/compile/cpu_compile.h"
 #include "jit/dump.h"
 #include "jit/exec/plan_cache.h"
 #include "jit/exec/reduce_in_slabs.h"
@@ -31,14 +31,11 @@ bool compile_on_cpu(const ir::Graph& g, const std::vector<ir::ValueId>& outputs,
                     const FlushHints& hints) {
   const char* env = std::getenv("EMBER_CPU_COMPILE");
   std::string_view mode = env != nullptr && *env != '\0' ? env : "repeat";
-  if (mode == "always") return true;
   if (mode == "never") return false;
-  if (hints.same_graph) return true;
-  static std::mutex mutex;
-  static auto* seen = new std::unordered_set<uint64_t>;
   const uint64_t h = ir::structural_hash(g, outputs);
-  std::lock_guard lock(mutex);
-  return !seen->insert(h).second;
+  if (structure_declined(h)) return false;
+  if (mode == "always" || hints.same_graph) return true;
+  return structure_seen_before(h);
 }
 
 }  // namespace
@@ -57,10 +54,13 @@ std::vector<Outcome> execute(const ir::Graph& g, const std::vector<ir::ValueId>&
     dump("ir", absl::StrCat("graph_", absl::Hex(h, absl::kZeroPad16), ".ir"),
          ir::print_graph(g, outputs));
   }
-  if (backend.compiles_kernels() && (backend.kind() != runtime::DeviceKind::Cpu ||
-                                     compile_on_cpu(g, outputs, hints))) {
+  if (backend.compiles_kernels() &&
+      (backend.kind() != runtime::DeviceKind::Cpu || compile_on_cpu(g, outputs, hints))) {
     try {
       return execute_compiled(g, outputs, inputs, backend, memo);
+    } catch (const CompileDeclined&) {
+      if (memo != nullptr) memo->forget();
+      decline_structure(ir::structural_hash(g, outputs));  // runs on the reference from now on
     } catch (const Error& e) {
       // A failure to plan, compile or launch fails this flush's outputs, not the process, and
       // leaves nothing to replay (it may have failed before the memo's state was taken).
@@ -77,8 +77,10 @@ std::vector<Outcome> execute(const ir::Graph& g, const std::vector<ir::ValueId>&
       }
       static std::once_flag warned;
       std::call_once(warned, [&] {
-        std::fprintf(stderr, "ember: %s\nember: this and later such flushes run on the CPU "
-                     "reference executor\n", e.what());
+        std::fprintf(stderr,
+                     "ember: %s\nember: this and later such flushes run on the CPU "
+                     "reference executor\n",
+                     e.what());
       });
     }
   }

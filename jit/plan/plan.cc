@@ -14,7 +14,6 @@ namespace {
 using ir::OpKind;
 using ir::ValueId;
 
-
 bool is_cheap(OpKind op) {
   switch (op) {
     case OpKind::Reshape:

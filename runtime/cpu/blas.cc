@@ -47,8 +47,8 @@ constexpr int64_t kMinParallelMacs = int64_t{1} << 18;
 
 // Splits the output's longer side over the pool: rows of a and c, or columns of b and c.
 template <class T>
-void split_gemm(bool a_cols, bool b_cols, int64_t m, int64_t n, int64_t k, const T* a,
-                int64_t lda, const T* b, int64_t ldb, T* c, int64_t ldc) {
+void split_gemm(bool a_cols, bool b_cols, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda,
+                const T* b, int64_t ldb, T* c, int64_t ldc) {
   init_threads();
   const int threads = num_threads();
   const int64_t side = std::max(m, n);

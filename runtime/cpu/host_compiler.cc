@@ -64,7 +64,7 @@ HostCompiler* probe(std::string* why) {
   // kernels has the same bits in both (as on the GPUs); IEEE semantics otherwise (NaN, inf).
   c->flags =
       "-O3 -march=native -fopenmp-simd -fPIC -shared -std=c++20 -ffp-contract=off -fno-math-errno "
-      "-fno-trapping-math -fno-plt -w";
+      "-fno-trapping-math -fno-plt --param=vect-max-version-for-alias-checks=64 -w";
   c->machine = cpu_model();
   return c;
 }
@@ -78,47 +78,6 @@ const HostCompiler* host_compiler(std::string* why) {
   return compiler;
 }
 
-namespace {
-
-// Whether a library calling libmvec's erff and expf through simd declarations builds and loads.
-bool vector_math_works(const HostCompiler& c) {
-  char dir_template[] = "/tmp/ember-mvec-XXXXXX";
-  const char* dir = mkdtemp(dir_template);
-  if (dir == nullptr) return false;
-  const std::string src = std::string(dir) + "/probe.cc", lib = std::string(dir) + "/probe.so";
-  {
-    std::ofstream out(src);
-    out << "extern \"C\" { __attribute__((simd(\"notinbranch\"))) float erff(float) noexcept;\n"
-           "__attribute__((simd(\"notinbranch\"))) float expf(float) noexcept; }\n"
-           "extern \"C\" void probe(float* a, int n) {\n"
-           "  for (int i = 0; i < n; ++i) a[i] = erff(a[i]) + expf(a[i]);\n}\n";
-  }
-  std::string log;
-  bool ok = run_command(absl::StrCat(shell_quoted(c.path), " ", c.flags, " -o ",
-                                     shell_quoted(lib), " ", shell_quoted(src),
-                                     " -lmvec -lm"),
-                        &log) == 0;
-  if (ok) {
-    void* h = dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL);
-    ok = h != nullptr && dlsym(h, "probe") != nullptr;
-    if (h != nullptr) dlclose(h);
-  }
-  std::error_code ec;
-  fs::remove_all(dir, ec);
-  return ok;
-}
-
-}  // namespace
-
-const std::string& kernel_link_flags() {
-  static const std::string flags = [] {
-    const HostCompiler* c = host_compiler();
-    return c != nullptr && vector_math_works(*c) ? std::string("-DEMBER_VECTOR_MATH -lmvec -lm")
-                                                 : std::string("-lm");
-  }();
-  return flags;
-}
-
 void compile_shared_object(const std::string& source, const std::string& output,
                            const std::string& what) {
   const HostCompiler* c = host_compiler();
@@ -130,10 +89,9 @@ void compile_shared_object(const std::string& source, const std::string& output,
     if (!out) throw Error(absl::StrCat("cpu: cannot write ", src.string()));
   }
   std::string log;
-  int status = run_command(
-      absl::StrCat(shell_quoted(c->path), " ", c->flags, " -o ", shell_quoted(output), " ",
-                   shell_quoted(src), " ", kernel_link_flags()),
-      &log);
+  int status = run_command(absl::StrCat(shell_quoted(c->path), " ", c->flags, " -o ",
+                                        shell_quoted(output), " ", shell_quoted(src), " -lm"),
+                           &log);
   std::error_code ec;
   fs::remove(src, ec);
   if (status != 0) {

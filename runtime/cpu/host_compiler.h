@@ -16,12 +16,6 @@ struct HostCompiler {
 // The compiler, or nullptr where none works; `why` says why not.
 const HostCompiler* host_compiler(std::string* why = nullptr);
 
-// What kernel libraries are compiled with beyond HostCompiler::flags: with glibc's vector math
-// library (libmvec: exp, log, erf, tanh ... on 8 or 16 floats at once) where a probe library
-// using it compiles and loads here, defining EMBER_VECTOR_MATH for the source. Probed once, at
-// the first call.
-const std::string& kernel_link_flags();
-
 // Compiles C++ `source` into the shared object `output`; throws ember::Error with the
 // compiler's messages (the kernel named `what`) on failure.
 void compile_shared_object(const std::string& source, const std::string& output,

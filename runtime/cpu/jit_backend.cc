@@ -2,6 +2,7 @@
 // convolution run there, through Eigen's threaded products), plus compiled kernels: a plan's
 // fused kernels as C++ functions (jit/compile/cpu_compile.h) run on the thread pool.
 #include <cstdio>
+#include <cstdlib>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -58,7 +59,8 @@ class CpuJitBackend final : public Backend {
     KernelFn fn = static_cast<const HostKernel&>(kernel).fn();
     std::vector<void*> buffers;
     buffers.reserve(l.buffers.size());
-    for (const Array& a : l.buffers) buffers.push_back(static_cast<CpuBuffer*>(a.buffer.get())->data());
+    for (const Array& a : l.buffers)
+      buffers.push_back(static_cast<CpuBuffer*>(a.buffer.get())->data());
     const uint32_t* params = l.params.data();
     // Workgroups are rows or elements; each call takes a contiguous share of them.
     const uint64_t work = l.groups[0];
@@ -90,8 +92,7 @@ Backend& cpu_jit_backend() {
   static Backend* backend = [] {
     std::string why;
     if (cpu::host_compiler(&why) == nullptr) {
-      std::fprintf(stderr, "ember: %s; the CPU device runs the reference executor\n",
-                   why.c_str());
+      std::fprintf(stderr, "ember: %s; the CPU device runs the reference executor\n", why.c_str());
       return &cpu_backend();
     }
     return static_cast<Backend*>(new cpu::CpuJitBackend(cpu_backend()));

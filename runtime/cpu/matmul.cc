@@ -69,14 +69,13 @@ void matmul_typed(const Array& a, const Array& b, Array& out) {
     if (have_blas()) {
       const int64_t k = a.type.shape[r - 1];
       const int64_t lda = leading(a, ma), ldb = leading(b, mb);
-      for_each_row<3>(batch, {out.strides.data(), as.data(), bs.data()},
-                      [&](auto off, int64_t len, auto st) {
-                        for (int64_t i = 0; i < len; ++i) {
-                          blas_gemm(ma == Major::Col, mb == Major::Col, m, n, k,
-                                    ap + off[1] + i * st[1], lda, bp + off[2] + i * st[2], ldb,
-                                    op + off[0] + i * st[0], n);
-                        }
-                      });
+      for_each_row<3>(
+          batch, {out.strides.data(), as.data(), bs.data()}, [&](auto off, int64_t len, auto st) {
+            for (int64_t i = 0; i < len; ++i) {
+              blas_gemm(ma == Major::Col, mb == Major::Col, m, n, k, ap + off[1] + i * st[1], lda,
+                        bp + off[2] + i * st[2], ldb, op + off[0] + i * st[0], n);
+            }
+          });
       return;
     }
   }

@@ -19,13 +19,17 @@
 #include "frontend/detail/stream.h"
 #include "jit/plan/fusion_switch.h"
 #include "kernels/tuning.h"
+#include "tests/test_device.h"
 
 namespace ember::testing {
 
 // The device the GPU suites run on: EMBER_TEST_DEVICE (e.g. cuda:0), else vulkan:0.
 inline Device gpu_device() {
-  const char* env = std::getenv("EMBER_TEST_DEVICE");
-  return env != nullptr && *env != '\0' ? Device::parse(env) : Device::vulkan(0);
+  static const Device d = [] {
+    const char* env = std::getenv("EMBER_TEST_DEVICE");
+    return env != nullptr && *env != '\0' ? parse_test_device(env) : Device::vulkan(0);
+  }();
+  return d;
 }
 
 inline bool have_gpu_device() { return gpu_device().is_available(); }

@@ -274,10 +274,12 @@ TEST(PlanCache, RepeatedStepReusesItsPlanAndKernels) {
   EXPECT_GE(s.cache_hits, 1);
   EXPECT_GE(s.lowerings_reused, 1) << "same layout: the last lowering is reused";
   // The new scalar took effect (the reused lowering's scalar parameters were rewritten).
-  auto ref = activation::softmax(
-                 Tensor<2>::from_data(testing::host_uniform({8, 32}, 31), Device::cpu_reference()) * 2.5, 1)
-                 .sum_dim(0)
-                 .to_data();
+  auto ref =
+      activation::softmax(
+          Tensor<2>::from_data(testing::host_uniform({8, 32}, 31), Device::cpu_reference()) * 2.5,
+          1)
+          .sum_dim(0)
+          .to_data();
   y.assert_approx_eq(ref, Tolerance::rel_abs(1e-4, 1e-5));
 }
 

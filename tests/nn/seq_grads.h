@@ -28,7 +28,8 @@ void expect_grads_on_device(const M& module, const Tensor<D>& x,
     return out;
   };
   auto on_device = grads_of(module, x);
-  auto on_cpu = grads_of(module.to_device(Device::cpu_reference()), x.to_device(Device::cpu_reference()));
+  auto on_cpu =
+      grads_of(module.to_device(Device::cpu_reference()), x.to_device(Device::cpu_reference()));
   ASSERT_EQ(on_device.size(), on_cpu.size());
   for (const auto& [path, g] : on_cpu) {
     SCOPED_TRACE(path);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "nn/nn.h"
+#include "tests/test_device.h"
 
 namespace ember::nn::testing {
 
@@ -17,7 +18,7 @@ namespace ember::nn::testing {
 inline Device dev() {
   static const Device d = [] {
     const char* env = std::getenv("EMBER_NN_TEST_DEVICE");
-    return env && *env ? Device::parse(env) : Device::cpu();
+    return env && *env ? ::ember::testing::parse_test_device(env) : Device::cpu();
   }();
   return d;
 }

@@ -18,7 +18,7 @@ namespace ember::optim::testing {
 inline Device dev() {
   static const Device d = [] {
     const char* env = std::getenv("EMBER_OPTIM_TEST_DEVICE");
-    return env && *env ? Device::parse(env) : Device::cpu();
+    return env && *env ? ::ember::testing::parse_test_device(env) : Device::cpu();
   }();
   return d;
 }
