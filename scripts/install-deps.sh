@@ -12,6 +12,8 @@ packages=(
   libshaderc-dev glslang-dev glslang-tools
   # libraries
   libsqlite3-dev libabsl-dev libxxhash-dev libeigen3-dev nlohmann-json3-dev zlib1g-dev
+  # the CPU device: a threaded BLAS for its products (OpenBLAS picks kernels for the running CPU)
+  libopenblas-dev
   # data layer: image decoding and CSV
   libpng-dev libturbojpeg0-dev libcsv-dev
   # records: PyTorch .pt files are zip archives
