@@ -6,7 +6,8 @@
 #     bash scripts/gpu-run.sh            (results land in $OUT)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release \
+# Without OpenBLAS (its libraries would take half the 64 MiB the bundle may carry).
+cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DEMBER_OPENBLAS=OFF \
   -DCMAKE_EXE_LINKER_FLAGS="-static-libstdc++ -static-libgcc" > /dev/null
 # EMBER_BUNDLE_TARGETS narrows the bundle (e.g. "dist_tests ember_ddp_bench" for a run on
 # several GPUs that needs nothing else).

@@ -22,20 +22,26 @@ std::string labelled_error(const ir::Node& n, const std::string& message) {
 
 namespace {
 
-// Whether the CPU target compiles this flush's kernels. EMBER_CPU_COMPILE=repeat (the default)
-// compiles a graph the second time its structure is flushed: a program that runs once (a setup
-// step, a unit test) never waits for the compiler, a training loop compiles at its second step
-// and replays from then on. `always` compiles at the first flush (the CPU target's tests),
-// `never` runs the reference executor.
-bool compile_on_cpu(const ir::Graph& g, const std::vector<ir::ValueId>& outputs,
-                    const FlushHints& hints) {
+// Whether the CPU target compiles this flush's kernels. EMBER_CPU_COMPILE=auto (the default)
+// compiles graphs of at least kMinCompiledNodes primitives or with a value of at least
+// kMinCompiledElements elements, and runs smaller ones on the reference executor: a training
+// step or a large tensor op is compiled at its first flush, while a small eager op (exploring,
+// printing, a unit test) never waits for the compiler. The choice depends on the graph alone,
+// so a program computes the same bits every time it runs (a resumed training run continues the
+// same trajectory). `always` compiles every flush (the CPU target's tests), `never` none.
+constexpr int kMinCompiledNodes = 32;
+constexpr int64_t kMinCompiledElements = int64_t{1} << 16;
+
+bool compile_on_cpu(const ir::Graph& g, const std::vector<ir::ValueId>& outputs) {
   const char* env = std::getenv("EMBER_CPU_COMPILE");
-  std::string_view mode = env != nullptr && *env != '\0' ? env : "repeat";
+  std::string_view mode = env != nullptr && *env != '\0' ? env : "auto";
   if (mode == "never") return false;
-  const uint64_t h = ir::structural_hash(g, outputs);
-  if (structure_declined(h)) return false;
-  if (mode == "always" || hints.same_graph) return true;
-  return structure_seen_before(h);
+  if (structure_declined(ir::structural_hash(g, outputs))) return false;
+  if (mode == "always" || g.size() >= kMinCompiledNodes) return true;
+  for (const ir::Node& n : g.nodes()) {
+    if (n.type.shape.numel() >= kMinCompiledElements) return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -55,7 +61,7 @@ std::vector<Outcome> execute(const ir::Graph& g, const std::vector<ir::ValueId>&
          ir::print_graph(g, outputs));
   }
   if (backend.compiles_kernels() &&
-      (backend.kind() != runtime::DeviceKind::Cpu || compile_on_cpu(g, outputs, hints))) {
+      (backend.kind() != runtime::DeviceKind::Cpu || compile_on_cpu(g, outputs))) {
     try {
       return execute_compiled(g, outputs, inputs, backend, memo);
     } catch (const CompileDeclined&) {

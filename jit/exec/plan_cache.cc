@@ -120,31 +120,24 @@ void PlanCache::make_room() {
 uint64_t plan_generation() { return g_plan_generation.load(); }
 
 namespace {
-std::mutex g_seen_mutex;
-std::unordered_set<uint64_t>* g_seen = new std::unordered_set<uint64_t>;
+std::mutex g_declined_mutex;
 }  // namespace
 
 std::unordered_set<uint64_t>* g_declined = new std::unordered_set<uint64_t>;
 
-bool structure_seen_before(uint64_t hash) {
-  std::lock_guard lock(g_seen_mutex);
-  return !g_seen->insert(hash).second;
-}
-
 void decline_structure(uint64_t hash) {
-  std::lock_guard lock(g_seen_mutex);
+  std::lock_guard lock(g_declined_mutex);
   g_declined->insert(hash);
 }
 
 bool structure_declined(uint64_t hash) {
-  std::lock_guard lock(g_seen_mutex);
+  std::lock_guard lock(g_declined_mutex);
   return g_declined->count(hash) != 0;
 }
 
 void clear_plan_cache() {
   {
-    std::lock_guard lock(g_seen_mutex);
-    g_seen->clear();
+    std::lock_guard lock(g_declined_mutex);
     g_declined->clear();
   }
   std::lock_guard lock(g_caches_mutex);

@@ -42,9 +42,6 @@ struct CompiledPlan {
   std::vector<LaunchSpec> launches;
 };
 
-// Whether a flush of this structural hash came before (and records it): the CPU target
-// compiles a structure at its second flush. clear_plan_cache forgets them.
-bool structure_seen_before(uint64_t hash);
 // Structures the CPU target declined to compile (jit/compile/cpu_compile.h CompileDeclined):
 // they run on the reference executor without planning again.
 void decline_structure(uint64_t hash);

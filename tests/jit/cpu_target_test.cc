@@ -1,0 +1,179 @@
+// The CPU target itself (jit/codegen/cpp_source, jit/compile/cpu_compile, runtime/cpu): its
+// tiers, its disk cache, its own exp and log, its threaded products. Expected values come from
+// plain loops and the C library here; the differential suites (the op suite, the fuzzers) run
+// on it too (ctest -L cpu_target).
+#include <ember/ember.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "jit/compile/compile.h"
+#include "jit/exec/executor.h"
+#include "tests/jit/gpu_util.h"
+
+namespace ember {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Sets EMBER_CPU_COMPILE and a fresh kernel cache for one test; restores both after.
+class CpuTarget : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("ember-cpu-target-" + std::to_string(getpid()));
+    fs::remove_all(dir_);
+    const char* mode = std::getenv("EMBER_CPU_COMPILE");
+    saved_mode_ = mode != nullptr ? mode : "";
+    const char* cache = std::getenv("EMBER_CACHE_DIR");
+    saved_cache_ = cache != nullptr ? cache : "";
+    setenv("EMBER_CACHE_DIR", dir_.c_str(), 1);
+    jit::clear_plan_cache();
+    jit::clear_memory_cache();
+  }
+  void TearDown() override {
+    restore("EMBER_CPU_COMPILE", saved_mode_);
+    restore("EMBER_CACHE_DIR", saved_cache_);
+    jit::clear_plan_cache();
+    jit::clear_memory_cache();
+    fs::remove_all(dir_);
+  }
+  static void restore(const char* name, const std::string& value) {
+    if (value.empty()) {
+      unsetenv(name);
+    } else {
+      setenv(name, value.c_str(), 1);
+    }
+  }
+  fs::path dir_;
+  std::string saved_mode_, saved_cache_;
+};
+
+// y = exp(x) * 2 + 1 on the CPU: three primitives, one fused kernel once compiled.
+std::vector<float> step(const Tensor<1>& x) {
+  return ((x.exp() * 2.0) + 1.0).to_data().to_vec<float>();
+}
+
+// EMBER_CPU_COMPILE=auto: a small graph of small tensors runs a primitive at a time on the
+// reference executor; the same graph on a large tensor is compiled into one kernel.
+TEST_F(CpuTarget, SmallGraphsRunOnTheReferenceLargeOnesCompile) {
+  setenv("EMBER_CPU_COMPILE", "auto", 1);
+  Device cpu = Device::cpu();
+  for (int64_t n : {int64_t{64}, int64_t{1} << 16}) {
+    auto x = Tensor<1>::from_data(testing::host_uniform({n}, 1), cpu);
+    sync(cpu);
+    reset_stats(cpu);
+    std::vector<float> got = step(x);
+    const bool large = n >= (int64_t{1} << 16);
+    EXPECT_EQ(stats(cpu).compiles, large ? 1 : 0) << n;
+    EXPECT_EQ(stats(cpu).kernels_launched, large ? 1 : 3) << n;  // fused, or one per primitive
+    std::vector<float> xv = testing::host_uniform({n}, 1).to_vec<float>();
+    for (int64_t i = 0; i < n; ++i) {
+      const double want = std::exp(double(xv[i])) * 2 + 1;
+      ASSERT_NEAR(got[i], want, 1e-6 * want) << i;
+    }
+  }
+}
+
+TEST_F(CpuTarget, DiskCacheServesAFreshProcessStateAndRebuildsADamagedEntry) {
+  setenv("EMBER_CPU_COMPILE", "always", 1);
+  Device cpu = Device::cpu();
+  auto x = Tensor<1>::from_data(testing::host_uniform({64}, 2), cpu);
+  sync(cpu);
+  reset_stats(cpu);
+  std::vector<float> want = step(x);
+  EXPECT_EQ(stats(cpu).compiles, 1);
+  // Another process would find the library on disk: nothing compiled.
+  jit::clear_plan_cache();
+  jit::clear_memory_cache();
+  reset_stats(cpu);
+  EXPECT_EQ(step(x), want);
+  EXPECT_EQ(stats(cpu).compiles, 0);
+  // A damaged library (its checksum no longer matches) is compiled again, never loaded.
+  int damaged = 0;
+  for (const auto& e : fs::directory_iterator(dir_ / "cpu")) {
+    if (e.path().extension() != ".so") continue;
+    fs::resize_file(e.path(), fs::file_size(e.path()) / 2);
+    ++damaged;
+  }
+  ASSERT_EQ(damaged, 1);
+  jit::clear_plan_cache();
+  jit::clear_memory_cache();
+  reset_stats(cpu);
+  EXPECT_EQ(step(x), want);
+  EXPECT_EQ(stats(cpu).compiles, 1);
+}
+
+// The CPU target's exp and log (plain arithmetic, jit/codegen/cpp_source.cc) against the C
+// library, special values exactly.
+TEST_F(CpuTarget, ExpAndLogMatchTheCLibrary) {
+  setenv("EMBER_CPU_COMPILE", "always", 1);
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> xs = {0.0f,    -0.0f, 1.0f, -1.0f, 88.7f,  89.5f,  -87.0f,  -100.0f, -103.5f,
+                           -110.0f, inf,   -inf, nan,   1e-40f, 1e-30f, 3.0e38f, 0.5f,    2.0f};
+  for (int i = 0; i < 2000; ++i) xs.push_back(-90.0f + 180.0f * static_cast<float>(i) / 1999);
+  auto x =
+      Tensor<1>::from_data(TensorData(xs, Shape{static_cast<int64_t>(xs.size())}), Device::cpu());
+  std::vector<float> e = x.exp().to_data().to_vec<float>();
+  std::vector<float> l = x.abs().log().to_data().to_vec<float>();
+  for (size_t i = 0; i < xs.size(); ++i) {
+    const float want_e = std::exp(xs[i]), want_l = std::log(std::fabs(xs[i]));
+    if (std::isnan(want_e) || std::isinf(want_e) || want_e == 0.0f) {
+      EXPECT_TRUE(std::isnan(e[i]) ? std::isnan(want_e) : e[i] == want_e) << "exp(" << xs[i] << ")";
+    } else {
+      EXPECT_NEAR(e[i], want_e, 3e-7 * want_e + 1e-44) << "exp(" << xs[i] << ")";
+    }
+    if (std::isnan(want_l) || std::isinf(want_l)) {
+      EXPECT_TRUE(std::isnan(l[i]) ? std::isnan(want_l) : l[i] == want_l) << "log(" << xs[i] << ")";
+    } else {
+      EXPECT_NEAR(l[i], want_l, 3e-7 * std::fabs(want_l) + 1e-7) << "log(" << xs[i] << ")";
+    }
+  }
+}
+
+// Products split over threads (rows or columns, whichever side is longer), with transposed
+// operands read in place, against a plain loop.
+TEST_F(CpuTarget, ThreadedProductsMatchPlainLoops) {
+  setenv("EMBER_CPU_COMPILE", "always", 1);
+  for (auto [m, n, k] : {std::array<int64_t, 3>{96, 40, 80}, {40, 96, 80}, {7, 300, 129}}) {
+    TensorData ad = testing::host_uniform({k, m}, 3), bd = testing::host_uniform({n, k}, 4);
+    auto a = Tensor<2>::from_data(ad, Device::cpu()).transpose();  // [m, k], column-major
+    auto b = Tensor<2>::from_data(bd, Device::cpu()).transpose();  // [k, n], column-major
+    std::vector<float> got = (a.matmul(b) * 1.0).to_data().to_vec<float>();
+    std::vector<float> av = ad.to_vec<float>(), bv = bd.to_vec<float>();
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        double want = 0;
+        for (int64_t p = 0; p < k; ++p) want += double(av[p * m + i]) * double(bv[j * k + p]);
+        ASSERT_NEAR(got[i * n + j], want, 1e-4 * (1 + std::fabs(want)))
+            << m << "x" << n << "x" << k;
+      }
+    }
+  }
+}
+
+// Same seed, same numbers, on the reference executor and in compiled kernels.
+TEST_F(CpuTarget, RandomDrawsMatchTheReferenceBitForBit) {
+  setenv("EMBER_CPU_COMPILE", "always", 1);
+  auto draw = [](const Device& dev) {
+    seed(123);
+    auto u = Tensor<1>::random({1000}, Distribution::uniform(-0.7, 0.3), dev);
+    auto g = Tensor<1>::random({1000}, Distribution::normal(0.1, 2.0), dev);
+    auto b = Tensor<1>::random({1000}, Distribution::bernoulli(0.3), dev);
+    return std::vector<TensorData>{u.to_data(), g.to_data(), b.to_data()};
+  };
+  auto first = draw(Device::cpu_reference());
+  auto second = draw(Device::cpu());
+  for (size_t i = 0; i < first.size(); ++i) {
+    EXPECT_EQ(first[i].to_vec<float>(), second[i].to_vec<float>()) << "distribution " << i;
+  }
+}
+
+}  // namespace
+}  // namespace ember
