@@ -29,7 +29,11 @@ namespace {
 // printing, a unit test) never waits for the compiler. The choice depends on the graph alone,
 // so a program computes the same bits every time it runs (a resumed training run continues the
 // same trajectory). `always` compiles every flush (the CPU target's tests), `never` none.
+// Graphs of more than kMaxCompiledNodes primitives (a flush forced by the pending-op limit: an
+// eager loop that never reads its results) run on the reference too: compiling them takes
+// longer than running them.
 constexpr int kMinCompiledNodes = 32;
+constexpr int kMaxCompiledNodes = 16384;
 constexpr int64_t kMinCompiledElements = int64_t{1} << 16;
 
 bool compile_on_cpu(const ir::Graph& g, const std::vector<ir::ValueId>& outputs) {
@@ -37,7 +41,9 @@ bool compile_on_cpu(const ir::Graph& g, const std::vector<ir::ValueId>& outputs)
   std::string_view mode = env != nullptr && *env != '\0' ? env : "auto";
   if (mode == "never") return false;
   if (structure_declined(ir::structural_hash(g, outputs))) return false;
-  if (mode == "always" || g.size() >= kMinCompiledNodes) return true;
+  if (mode == "always") return true;
+  if (g.size() > kMaxCompiledNodes) return false;
+  if (g.size() >= kMinCompiledNodes) return true;
   for (const ir::Node& n : g.nodes()) {
     if (n.type.shape.numel() >= kMinCompiledElements) return true;
   }

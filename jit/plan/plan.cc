@@ -213,6 +213,7 @@ class Planner {
       cost[v] = 1;
       for (ValueId in : node(v).inputs) cost[v] += plan_.stored[in] ? 0 : cost[in];
       if (consumers_[v].size() >= 2 && cost[v] > kMaxRecomputeOps) plan_.stored[v] = 1;
+      if (cost[v] > kMaxInlineOps) plan_.stored[v] = 1;
     }
     // Operands read many times per output are stored unless they are index arithmetic over
     // stored values.

@@ -15,6 +15,11 @@ namespace ember::jit {
 // recomputed by each of them while its expression stays small (cheap ALU work beats a round
 // trip through memory on every device Ember targets), and stored once it is larger.
 inline constexpr int kMaxRecomputeOps = 12;
+// An inline expression grows to at most this many primitives before its value is stored: a
+// kernel's expression (and the emitter's recursion through it) stays bounded however long a
+// chain of elementwise ops a flush holds (20000 pending ops of one chain made a single kernel,
+// whose lowering overflowed the stack and whose C++ took minutes to compile).
+inline constexpr int kMaxInlineOps = 256;
 // Operands of families that reread them (matmul, sort, scatter: Family::rereads_operands) are
 // read many times per output element, so anything more than index arithmetic (views, casts,
 // constants) feeding them is stored first.
