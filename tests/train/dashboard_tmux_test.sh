@@ -12,10 +12,12 @@ trap 'tmux kill-session -t "$session" 2>/dev/null || true; rm -rf "$work"' EXIT
 tmux -u new-session -d -s "$session" -x 120 -y 45 \
   "LANG=C.UTF-8 TERM=xterm-256color '$demo' '$work/result'; echo \$? > '$work/exit'; sleep 60"
 screen=$work/screen.txt
-# Wait for the first validation read so both splits have values and points.
+# Wait for the first validation read so both splits have values and points, and for training
+# to be running again (its iterations of 15; the validation pass shows its own 4).
 for _ in $(seq 1 100); do
   tmux capture-pane -p -t "$session" > "$screen"
-  if grep -qE "^ *Loss +[0-9.]+ +[0-9.]+" "$screen"; then  # a valid value in the table
+  if grep -qE "^ *Loss +[0-9.]+ +[0-9.]+" "$screen" &&  # a valid value in the table
+     grep -qE "Ember +train +epoch" "$screen"; then
     break
   fi
   sleep 0.2
