@@ -104,7 +104,7 @@ EM_INLINE void error_(uint* E, uint code, uint value, uint limit, uint value_hi)
 // e^x as 2^n * e^r, n = rint(x / ln 2), |r| <= ln 2 / 2, e^r by Cephes' expf polynomial
 // (within 2 ulp of libm's); 2^n applied in two halves so that subnormal results come out right.
 EM_INLINE float exp_f(float x) {
-  float c = x < -104.0f ? -104.0f : (x > 89.0f ? 89.0f : x);
+  float c = x >= -104.0f ? (x <= 89.0f ? x : 89.0f) : -104.0f;  // NaN: a finite bound
   float n = __builtin_rintf(c * 1.44269504088896341f);
   float r = c - n * 0.693359375f;
   r = r - n * -2.12194440e-4f;
@@ -339,6 +339,7 @@ class Cpp final : public Dialect {
     }
     return false;
   }
+  bool integer_division_traps() const override { return true; }
   std::string barrier() const override { return ""; }
   std::string fma(CType t, const std::string& a, const std::string& b,
                   const std::string& c) const override {

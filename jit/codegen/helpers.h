@@ -12,7 +12,7 @@ namespace ember::jit {
 // kernel reports that error separately), and integer powers.
 inline constexpr const char* kIntHelpers = R"(
 FN T irem_T(T a, T b) {
-  if (b == T(0)) return T(0);
+  if (b == T(0) || b == T(-1)) return T(0);
   T r = a - (a / b) * b;
   return (r != T(0) && ((r < T(0)) != (b < T(0)))) ? r + b : r;
 }

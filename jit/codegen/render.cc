@@ -155,10 +155,21 @@ class Renderer {
       case BinaryFn::Mul:
         return op("*");
       case BinaryFn::Div:
-        if (floating(t) || t == CType::Uint) return op("/");
+        if (floating(t)) return op("/");
+        if (t == CType::Uint) {
+          if (!d_.integer_division_traps()) return op("/");
+          return absl::StrCat("(", b, " == 0u ? 0u : ", a, " / ", b, ")");
+        }
+        if (d_.integer_division_traps()) {  // INT_MIN / -1 traps too: -a wraps instead
+          return absl::StrCat("(", b, " == ", ty, "(0) ? ", ty, "(0) : (", b, " == ", ty, "(-1) ? ",
+                              ty, "(", ty, "(0) - ", a, ") : ", a, " / ", b, "))");
+        }
         return absl::StrCat("(", b, " == ", ty, "(0) ? ", ty, "(0) : ", a, " / ", b, ")");
       case BinaryFn::Rem:
-        if (t == CType::Uint) return op("%");
+        if (t == CType::Uint) {
+          if (!d_.integer_division_traps()) return op("%");
+          return absl::StrCat("(", b, " == 0u ? 0u : ", a, " % ", b, ")");
+        }
         return absl::StrCat(floating(t) ? "frem_" : "irem_", ty, "(", a, ", ", b, ")");
       case BinaryFn::Pow:
         if (t == CType::Uint) return absl::StrCat("upow(", a, ", ", b, ")");

@@ -55,6 +55,9 @@ class Dialect {
   }
   virtual std::string global_id() const = 0;
   virtual std::string barrier() const = 0;
+  // Whether an integer division by zero (or INT_MIN / -1) traps on the target (the host CPU
+  // does; GPUs give some value, which a failed check discards): divisions are then guarded.
+  virtual bool integer_division_traps() const { return false; }
   // An attribute asking the compiler to unroll the loop that follows ("" if none).
   virtual std::string unroll() const { return ""; }
   // Declarations of values: a multiply and an add are never contracted into an FMA, so a value

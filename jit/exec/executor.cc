@@ -87,6 +87,7 @@ std::vector<Outcome> execute(const ir::Graph& g, const std::vector<ir::ValueId>&
         for (auto& o : failed) o.error = e.what();
         return failed;
       }
+      decline_structure(ir::structural_hash(g, outputs));  // not retried every flush
       static std::once_flag warned;
       std::call_once(warned, [&] {
         std::fprintf(stderr,

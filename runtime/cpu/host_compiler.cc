@@ -39,13 +39,19 @@ std::string shell_quoted(const std::string& s) {
   return out + "'";
 }
 
+// The CPU model and its instruction-set flags (kernels are compiled with -march=native: a cache
+// shared with another machine, or a VM that hides some flags, must not load them).
 std::string cpu_model() {
   std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
+  std::string line, model = "unknown-cpu", flags;
+  while (std::getline(in, line) && (model == "unknown-cpu" || flags.empty())) {
+    const size_t colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    if (line.rfind("model name", 0) == 0) model = line.substr(colon + 1);
+    if (line.rfind("flags", 0) == 0 || line.rfind("Features", 0) == 0)
+      flags = line.substr(colon + 1);
   }
-  return "unknown-cpu";
+  return model + " /" + flags;
 }
 
 HostCompiler* probe(std::string* why) {
@@ -63,7 +69,9 @@ HostCompiler* probe(std::string* why) {
   // -ffp-contract=off: a multiply and an add are never fused, so a value recomputed in two
   // kernels has the same bits in both (as on the GPUs); IEEE semantics otherwise (NaN, inf).
   c->flags =
-      "-O3 -march=native -fopenmp-simd -fPIC -shared -std=c++20 -ffp-contract=off -fno-math-errno "
+      // -fwrapv: signed integer arithmetic wraps, as the reference executor's does.
+      "-O3 -march=native -fopenmp-simd -fwrapv -fPIC -shared -std=c++20 -ffp-contract=off "
+      "-fno-math-errno "
       "-fno-trapping-math -fno-plt --param=vect-max-version-for-alias-checks=64 -w";
   c->machine = cpu_model();
   return c;

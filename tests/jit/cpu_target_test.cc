@@ -15,6 +15,7 @@
 
 #include "jit/compile/compile.h"
 #include "jit/exec/executor.h"
+#include "tests/frontend/test_util.h"
 #include "tests/jit/gpu_util.h"
 
 namespace ember {
@@ -177,6 +178,29 @@ TEST_F(CpuTarget, RandomDrawsMatchTheReferenceBitForBit) {
   auto second = draw(Device::cpu());
   for (size_t i = 0; i < first.size(); ++i) {
     EXPECT_EQ(first[i].to_vec<float>(), second[i].to_vec<float>()) << "distribution " << i;
+  }
+}
+
+// The host CPU traps on integer division by zero and on INT_MIN / -1, where GPUs do not: the
+// compiled kernels must report the first as the reference does and wrap the second.
+TEST_F(CpuTarget, IntegerDivisionNeverTraps) {
+  setenv("EMBER_CPU_COMPILE", "always", 1);
+  for (const Device& dev : {Device::cpu_reference(), Device::cpu()}) {
+    const int32_t min = std::numeric_limits<int32_t>::min();
+    auto a = Tensor<1, Int>::from_data(TensorData(std::vector<int32_t>{min, 7, -7}, Shape{3}), dev);
+    auto m1 = Tensor<1, Int>::from_data(TensorData(std::vector<int32_t>{-1, -1, 2}, Shape{3}), dev);
+    EXPECT_EQ((a / m1).to_data().to_vec<int32_t>(), (std::vector<int32_t>{min, -7, -3}))
+        << dev.to_string();
+    EXPECT_EQ((a % m1).to_data().to_vec<int32_t>(), (std::vector<int32_t>{0, 0, 1}))
+        << dev.to_string();
+    for (DType t : {DType::I32, DType::U8}) {
+      auto x =
+          Tensor<1, Int>::from_data(TensorData(std::vector<int32_t>{6, 5}, Shape{2}), dev).cast(t);
+      auto zero =
+          Tensor<1, Int>::from_data(TensorData(std::vector<int32_t>{3, 0}, Shape{2}), dev).cast(t);
+      testing::expect_error([&] { (x / zero).to_data(); }, {"division by zero"});
+      testing::expect_error([&] { (x % zero).to_data(); }, {"division by zero"});
+    }
   }
 }
 
