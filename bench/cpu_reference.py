@@ -43,8 +43,12 @@ def mlp_train_step_cpu():
     model = torch.nn.Sequential(torch.nn.Linear(784, 256), torch.nn.ReLU(),
                                 torch.nn.Linear(256, 256), torch.nn.ReLU(),
                                 torch.nn.Linear(256, 10))
+    return classifier_step(model, torch.rand(64, 784))
+
+
+def classifier_step(model, x):
+    """A training step of `model` on batch x (64 items, 10 classes): cross-entropy, Adam."""
     opt = torch.optim.Adam(model.parameters(), lr=1e-3)
-    x = torch.rand(64, 784)
     y = torch.arange(64) % 10
     loss_fn = torch.nn.CrossEntropyLoss()
 
@@ -78,17 +82,7 @@ class GuideCnn(torch.nn.Module):
 
 def guide_cnn_step_cpu():
     torch.manual_seed(0)
-    model = GuideCnn()
-    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
-    x = torch.rand(64, 28, 28)
-    y = torch.arange(64) % 10
-    loss_fn = torch.nn.CrossEntropyLoss()
-
-    def step():
-        opt.zero_grad(set_to_none=True)
-        loss_fn(model(x), y).backward()
-        opt.step()
-    return step, model
+    return classifier_step(GuideCnn(), torch.rand(64, 28, 28))
 
 
 def pointwise(fn):

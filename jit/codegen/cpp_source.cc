@@ -410,6 +410,9 @@ class Cpp final : public Dialect {
       return absl::StrCat("__builtin_", name, dbl ? "" : "f", "(", a, ")");
     };
     auto lib = [&](const char* name) { return absl::StrCat(name, dbl ? "" : "f", "(", a, ")"); };
+    auto standin = [&](const char* name) {
+      return dbl ? lib(name) : absl::StrCat(name, "_f(", a, ")");
+    };
     switch (fn) {
       case UnaryFn::Abs:
         return f("fabs");
@@ -425,28 +428,28 @@ class Cpp final : public Dialect {
         return absl::StrCat("__builtin_isnan(", a, ")");
       case UnaryFn::IsInf:
         return absl::StrCat("__builtin_isinf(", a, ")");
-      // f32: the stand-ins the GPUs use (written once, jit/codegen/math_standins.h) on exp_f;
-      // f64: libm.
+      // f32: the stand-ins the GPUs use (written once, jit/codegen/math_standins.h) on exp_f
+      // and log_f; f64 (and cosh): libm.
       case UnaryFn::Exp:
-        return dbl ? lib("exp") : "exp_f(" + a + ")";
+        return standin("exp");
       case UnaryFn::Log:
-        return dbl ? lib("log") : "log_f(" + a + ")";
+        return standin("log");
       case UnaryFn::Log1p:
-        return dbl ? lib("log1p") : "log1p_f(" + a + ")";
+        return standin("log1p");
       case UnaryFn::Sin:
-        return dbl ? lib("sin") : "sin_f(" + a + ")";
+        return standin("sin");
       case UnaryFn::Cos:
-        return dbl ? lib("cos") : "cos_f(" + a + ")";
+        return standin("cos");
       case UnaryFn::Tan:
-        return dbl ? lib("tan") : "tan_f(" + a + ")";
+        return standin("tan");
       case UnaryFn::Tanh:
-        return dbl ? lib("tanh") : "tanh_f(" + a + ")";
+        return standin("tanh");
       case UnaryFn::Sinh:
-        return dbl ? lib("sinh") : "sinh_f(" + a + ")";
+        return standin("sinh");
       case UnaryFn::Cosh:
         return lib("cosh");
       case UnaryFn::Erf:
-        return dbl ? lib("erf") : "erf_f(" + a + ")";
+        return standin("erf");
       default:
         return a;
     }

@@ -40,14 +40,13 @@ bool compile_on_cpu(const ir::Graph& g, const std::vector<ir::ValueId>& outputs)
   const char* env = std::getenv("EMBER_CPU_COMPILE");
   std::string_view mode = env != nullptr && *env != '\0' ? env : "auto";
   if (mode == "never") return false;
-  if (structure_declined(ir::structural_hash(g, outputs))) return false;
-  if (mode == "always") return true;
-  if (g.size() > kMaxCompiledNodes) return false;
-  if (g.size() >= kMinCompiledNodes) return true;
-  for (const ir::Node& n : g.nodes()) {
-    if (n.type.shape.numel() >= kMinCompiledElements) return true;
+  bool compile = mode == "always" || g.size() >= kMinCompiledNodes;
+  if (mode != "always" && g.size() > kMaxCompiledNodes) return false;
+  for (size_t v = 0; !compile && v < g.nodes().size(); ++v) {
+    compile = g.nodes()[v].type.shape.numel() >= kMinCompiledElements;
   }
-  return false;
+  // Hashed only for the flushes that would compile (small eager flushes pay nothing).
+  return compile && !structure_declined(ir::structural_hash(g, outputs));
 }
 
 }  // namespace
