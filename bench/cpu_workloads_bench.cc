@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "bench/bench_util.h"
+#include "bench/mlp3.h"
 #include "jit/compile/compile.h"
 #include "jit/exec/executor.h"
 #include "nn/nn.h"
@@ -50,20 +51,16 @@ Tensor<1, Int> classes(uint32_t seed) {
 }
 
 // examples/fashion_mnist's model: 784 -> 256 -> 256 -> 10 with ReLUs.
-struct FashionMlp {
-  nn::Linear l1, l2, l3;
-  Tensor<2> forward(const Tensor<2>& x) const {
-    return l3.forward(activation::relu(l2.forward(activation::relu(l1.forward(x)))));
-  }
-  EMBER_MODULE(FashionMlp, l1, l2, l3)
-};
+bench::Mlp3 fashion_mlp(const Device& dev) {
+  return {nn::LinearConfig(784, 256).init(dev), nn::LinearConfig(256, 256).init(dev),
+          nn::LinearConfig(256, 10).init(dev)};
+}
 
 void BM_mlp_train_step_cpu(benchmark::State& state) {
   if (skipped_off_cpu(state)) return;
   Device dev = bench_device();
   ember::seed(60);
-  FashionMlp model{nn::LinearConfig(784, 256).init(dev), nn::LinearConfig(256, 256).init(dev),
-                   nn::LinearConfig(256, 10).init(dev)};
+  bench::Mlp3 model = fashion_mlp(dev);
   optim::Adam adam = optim::AdamConfig().init();
   auto x = uniform(kBatch, 784, 61, 0, 1);
   auto y = classes(62);
@@ -209,8 +206,7 @@ void BM_first_steps_cpu(benchmark::State& state) {
     jit::clear_plan_cache();
     jit::clear_memory_cache();
     ember::seed(76);
-    FashionMlp model{nn::LinearConfig(784, 256).init(dev), nn::LinearConfig(256, 256).init(dev),
-                     nn::LinearConfig(256, 10).init(dev)};
+    bench::Mlp3 model = fashion_mlp(dev);
     optim::Adam adam = optim::AdamConfig().init();
     std::vector<double> ms;
     for (int i = 0; i < 3; ++i) {

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "bench/bench_util.h"
+#include "bench/mlp3.h"
 #include "jit/compile/compile.h"
 #include "jit/exec/executor.h"
 #include "nn/nn.h"
@@ -261,13 +262,7 @@ void adam_step(Tensor<2>& p, Tensor<2>& m, Tensor<2>& v, const Tensor<2>& g, int
 // training loop sees it). Its matmuls, 2 * batch * width^2 FLOP each: three forward, three
 // weight gradients, and two input gradients (layers 2 and 3; the first layer's input x needs
 // none): 16 * batch * width^2.
-struct Mlp3 {
-  nn::Linear l1, l2, l3;
-  Tensor<2> forward(const Tensor<2>& x) const {
-    return l3.forward(activation::relu(l2.forward(activation::relu(l1.forward(x)))));
-  }
-  EMBER_MODULE(Mlp3, l1, l2, l3)
-};
+using bench::Mlp3;
 
 void BM_mlp_train_step(benchmark::State& state) {
   int64_t width = 2048 / (shrink() > 1 ? 16 : 1), batch = 1024 / (shrink() > 1 ? 16 : 1);
