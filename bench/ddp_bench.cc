@@ -11,6 +11,7 @@
 
 #include "frontend/distributed.h"
 #include "frontend/random_state.h"
+#include "frontend/stats.h"
 #include "nn/nn.h"
 #include "optim/data_parallel.h"
 #include "optim/optim.h"
@@ -57,7 +58,7 @@ const dist::ProcessGroup& group() {
 // One training step per iteration, waited for (wall clock, host included).
 void BM_ddp_transformer_block(benchmark::State& state) {
   const bool small = std::getenv("EMBER_BENCH_SHRINK") != nullptr;
-  const int64_t B = small ? 1 : 8, S = small ? 64 : 1024, D = small ? 128 : 1024,
+  const int64_t B = small ? 1 : state.range(0), S = small ? 64 : 1024, D = small ? 128 : 1024,
                 H = small ? 4 : 16;
   const dist::ProcessGroup& g = group();
   const Device dev = g.device();
@@ -75,12 +76,23 @@ void BM_ddp_transformer_block(benchmark::State& state) {
     sync(dev);
   };
   for (int i = 0; i < 3; ++i) step();  // compile and tune outside the timing
+  reset_stats(dev);
   for (auto _ : state) step();
+  // Collectives per step, and how many of them ran inside the step's CUDA graph.
+  const Stats st = stats(dev);
+  state.counters["collectives"] =
+      benchmark::Counter(static_cast<double>(st.collectives), benchmark::Counter::kAvgIterations);
+  state.counters["in_graphs"] = benchmark::Counter(static_cast<double>(st.graph_collectives),
+                                                   benchmark::Counter::kAvgIterations);
   state.counters["world"] = g.size();
   state.counters["samples_per_s"] = benchmark::Counter(
       static_cast<double>(B * g.size()), benchmark::Counter::kIsIterationInvariantRate);
 }
+// Batch 8 (compute-bound: the scaling figure) and batch 1 (the 50 MB of gradients weigh
+// more: where overlapping them with backward shows).
 BENCHMARK(BM_ddp_transformer_block)
+    ->Arg(8)
+    ->Arg(1)
     ->Iterations(20)
     ->Repetitions(3)
     ->UseRealTime()

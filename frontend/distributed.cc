@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "frontend/detail/dist_bootstrap.h"
+#include "frontend/detail/primitives.h"
 #include "frontend/detail/stream.h"
 #include "ir/error.h"
 #include "runtime/collectives.h"
@@ -80,6 +81,34 @@ runtime::Array allocate(const Device& device, TensorType type) {
 
 }  // namespace
 
+// What the collectives below read of a group besides its public face.
+struct GroupAccess {
+  static int lazy_id(const ProcessGroup& g) { return g.lazy_id_; }
+};
+
+namespace {
+
+ir::CollectiveReduce to_ir(ReduceOp op) {
+  return static_cast<ir::CollectiveReduce>(static_cast<int>(to_runtime(op)));
+}
+
+// The collective recorded as an op of the group's device stream (groups of one process per GPU).
+RawTensor record_collective(const RawTensor& x, const ProcessGroup& group, ir::CollectiveKind kind,
+                            ReduceOp op, int root) {
+  ir::CollectiveAttrs a;
+  a.kind = kind;
+  a.reduce = to_ir(op);
+  a.root = root;
+  a.communicator = GroupAccess::lazy_id(group);
+  a.ranks = group.size();
+  // NCCL reads contiguous memory: a computed strided view is copied first (a pending value is
+  // stored contiguously by the kernel computing it).
+  if (!x.value()->array || x.value()->array->is_contiguous()) return prim::collective(x, a);
+  return prim::collective(wrap(x.device(), contiguous_array(x)), a);
+}
+
+}  // namespace
+
 bool available(std::string* why) { return runtime::collectives_available(why); }
 
 ProcessGroup ProcessGroup::single(const Device& device) { return ProcessGroup(device, 0, 1, {}); }
@@ -99,7 +128,8 @@ ProcessGroup ProcessGroup::join(const Device& device, int rank, int world_size,
   std::shared_ptr<runtime::Communicator> comm =
       runtime::join_group(detail::backend_for(device), world_size, rank, id);
   exchange->done(rank);
-  return ProcessGroup(device, rank, world_size, std::move(comm));
+  int lazy_id = runtime::register_communicator(comm);
+  return ProcessGroup(device, rank, world_size, std::move(comm), lazy_id);
 }
 
 ProcessGroup ProcessGroup::from_env() {
@@ -130,10 +160,20 @@ std::vector<ProcessGroup> ProcessGroup::local(const std::vector<Device>& devices
 }
 
 RawTensor all_reduce(const RawTensor& x, ReduceOp op, const ProcessGroup& group) {
+  if (GroupAccess::lazy_id(group) != 0) {
+    check_group_device("all_reduce", x, group);
+    return record_collective(x, group, ir::CollectiveKind::AllReduce, op, 0);
+  }
   return all_reduce(std::vector<RawTensor>{x}, op, std::vector<ProcessGroup>{group})[0];
 }
 
 RawTensor broadcast(const RawTensor& x, int root, const ProcessGroup& group) {
+  if (GroupAccess::lazy_id(group) != 0) {
+    check_group_device("broadcast", x, group);
+    if (root < 0 || root >= group.size())
+      throw Error(absl::StrCat("dist::broadcast: root ", root, " of ", group.size(), " ranks"));
+    return record_collective(x, group, ir::CollectiveKind::Broadcast, ReduceOp::Sum, root);
+  }
   return broadcast(std::vector<RawTensor>{x}, root, std::vector<ProcessGroup>{group})[0];
 }
 
@@ -141,6 +181,8 @@ RawTensor all_gather(const RawTensor& x, const ProcessGroup& group) {
   check_group_device("all_gather", x, group);
   if (x.rank() < 1) throw Error("dist::all_gather: a tensor of rank 0");
   if (group.size() == 1) return x;
+  if (GroupAccess::lazy_id(group) != 0)
+    return record_collective(x, group, ir::CollectiveKind::AllGather, ReduceOp::Sum, 0);
   runtime::Array in = contiguous_array(x);
   TensorType type = in.type;
   type.shape[0] *= group.size();
@@ -156,6 +198,8 @@ RawTensor reduce_scatter(const RawTensor& x, ReduceOp op, const ProcessGroup& gr
                              " is not divisible by the group's ", group.size(), " ranks"));
   }
   if (group.size() == 1) return x;
+  if (GroupAccess::lazy_id(group) != 0)
+    return record_collective(x, group, ir::CollectiveKind::ReduceScatter, op, 0);
   runtime::Array in = contiguous_array(x);
   TensorType type = in.type;
   type.shape[0] /= group.size();

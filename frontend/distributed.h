@@ -2,10 +2,13 @@
 // Collectives between devices for data-parallel training (NCCL on CUDA devices). A
 // ProcessGroup is this process's place in a group of ranks, one device each: one process per
 // GPU (ranks from the environment, as torchrun sets them) or one process driving several GPUs
-// (ProcessGroup::local). A collective materialises its input, enqueues the communication on the
-// device's stream after the work already there, and returns a tensor at once: the host never
-// waits, and later ops queue behind it. A group of one (no NCCL needed, any device) makes every
-// collective the identity, so the same program runs on one device unchanged.
+// (ProcessGroup::local). In a group of one process per GPU a collective is an op like any
+// other, recorded lazily: it runs inside the flush that computes its input, as soon as that
+// input is ready (while the rest of a backward pass still runs), and a repeated step replays it
+// inside the step's CUDA graph. A local group's collectives are issued at once, one group call
+// over the devices (NCCL needs that of one thread driving several GPUs). A group of one (no
+// NCCL needed, any device) makes every collective the identity, so the same program runs on one
+// device unchanged.
 //
 //   auto group = dist::ProcessGroup::from_env();           // RANK, WORLD_SIZE, LOCAL_RANK
 //   auto g = dist::all_reduce(grad, dist::ReduceOp::Mean, group);
@@ -54,11 +57,16 @@ class ProcessGroup {
   const std::shared_ptr<runtime::Communicator>& communicator() const { return comm_; }
 
  private:
-  ProcessGroup(Device device, int rank, int size, std::shared_ptr<runtime::Communicator> comm)
-      : device_(device), rank_(rank), size_(size), comm_(std::move(comm)) {}
+  friend struct GroupAccess;
+  ProcessGroup(Device device, int rank, int size, std::shared_ptr<runtime::Communicator> comm,
+               int lazy_id = 0)
+      : device_(device), rank_(rank), size_(size), comm_(std::move(comm)), lazy_id_(lazy_id) {}
   Device device_;
   int rank_ = 0, size_ = 1;
   std::shared_ptr<runtime::Communicator> comm_;
+  // The communicator's registry id when collectives are recorded lazily (one process per GPU);
+  // 0 for local groups and groups of one.
+  int lazy_id_ = 0;
 };
 
 // Each rank's `x` (same shape and dtype on every rank, on the group's device) reduced over the

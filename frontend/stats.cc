@@ -20,6 +20,8 @@ Stats stats(const Device& device) {
   s.mma_launches = c.mma_launches.load();
   s.graph_launches = c.graph_launches.load();
   s.replays = c.replays.load();
+  s.collectives = c.collectives.load();
+  s.graph_collectives = c.graph_collectives.load();
   runtime::MemoryStats m = detail::backend_for(device).memory_stats();
   s.bytes_in_use = m.bytes_in_use;
   s.peak_bytes = m.peak_bytes;
@@ -38,9 +40,9 @@ bool set_device_timing(const Device& device, bool on) {
 
 void reset_stats(const Device& device) {
   auto& c = jit::counters();
-  for (auto* counter :
-       {&c.ops_recorded, &c.flushes, &c.kernels_launched, &c.ops_fused, &c.compiles, &c.compile_us,
-        &c.cache_hits, &c.lowerings_reused, &c.mma_launches, &c.graph_launches, &c.replays}) {
+  for (auto* counter : {&c.ops_recorded, &c.flushes, &c.kernels_launched, &c.ops_fused, &c.compiles,
+                        &c.compile_us, &c.cache_hits, &c.lowerings_reused, &c.mma_launches,
+                        &c.graph_launches, &c.replays, &c.collectives, &c.graph_collectives}) {
     counter->store(0);
   }
   detail::Stream::of(device).reset_unflushed_ops();
@@ -51,10 +53,10 @@ std::string Stats::to_string() const {
   return absl::StrFormat(
       "ops recorded %d, flushes %d, kernels launched %d, ops fused %d, compiles %d (%.1f ms), "
       "cache hits %d, lowerings reused %d, tensor-core launches %d, graph launches %d, replays "
-      "%d, memory in use %d B, peak %d B, allocations %d",
+      "%d, collectives %d (in graphs %d), memory in use %d B, peak %d B, allocations %d",
       ops_recorded, flushes, kernels_launched, ops_fused, compiles, compile_ms, cache_hits,
-      lowerings_reused, mma_launches, graph_launches, replays, bytes_in_use, peak_bytes,
-      allocations);
+      lowerings_reused, mma_launches, graph_launches, replays, collectives, graph_collectives,
+      bytes_in_use, peak_bytes, allocations);
 }
 
 }  // namespace ember

@@ -8,21 +8,23 @@
 namespace ember {
 
 struct Stats {
-  int64_t ops_recorded = 0;      // primitives recorded into lazy streams
-  int64_t flushes = 0;           // sync points that ran pending work
-  int64_t kernels_launched = 0;  // kernels (or reference primitives) executed
-  int64_t ops_fused = 0;         // primitives folded into another op's kernel
-  int64_t compiles = 0;          // kernels compiled
-  double compile_ms = 0;         // time spent compiling
-  int64_t cache_hits = 0;        // kernels or plans found in a cache
-  int64_t lowerings_reused = 0;  // flushes that reused a cached plan's launch parameters
-  int64_t mma_launches = 0;      // matmul kernels launched on tensor cores
-  int64_t graph_launches = 0;    // flushes whose kernels replayed as one graph (CUDA graphs)
-  int64_t replays = 0;           // flushes of the same graph as the stream's last one, replayed
-                                 // without hashing, planning or lowering
-  int64_t bytes_in_use = 0;      // device memory held by live buffers
-  int64_t peak_bytes = 0;        // the most held at once since the last reset
-  int64_t allocations = 0;       // buffers allocated
+  int64_t ops_recorded = 0;       // primitives recorded into lazy streams
+  int64_t flushes = 0;            // sync points that ran pending work
+  int64_t kernels_launched = 0;   // kernels (or reference primitives) executed
+  int64_t ops_fused = 0;          // primitives folded into another op's kernel
+  int64_t compiles = 0;           // kernels compiled
+  double compile_ms = 0;          // time spent compiling
+  int64_t cache_hits = 0;         // kernels or plans found in a cache
+  int64_t lowerings_reused = 0;   // flushes that reused a cached plan's launch parameters
+  int64_t mma_launches = 0;       // matmul kernels launched on tensor cores
+  int64_t graph_launches = 0;     // flushes whose kernels replayed as one graph (CUDA graphs)
+  int64_t replays = 0;            // flushes of the same graph as the stream's last one, replayed
+                                  // without hashing, planning or lowering
+  int64_t collectives = 0;        // collectives between ranks run inside flushes (dist::)
+  int64_t graph_collectives = 0;  // of which captured in a replayed graph with the kernels
+  int64_t bytes_in_use = 0;       // device memory held by live buffers
+  int64_t peak_bytes = 0;         // the most held at once since the last reset
+  int64_t allocations = 0;        // buffers allocated
   std::string to_string() const;
 };
 

@@ -38,6 +38,11 @@ std::string enum_text(RandomDist d) { return dist_name(d); }
 std::string enum_text(UnaryFn f) { return unary_name(f); }
 std::string enum_text(BinaryFn f) { return binary_name(f); }
 std::string enum_text(ReduceFn f) { return reduce_name(f); }
+std::string enum_text(CollectiveKind k) { return collective_name(k); }
+std::string enum_text(CollectiveReduce r) {
+  static const char* kNames[] = {"sum", "mean", "max", "min", "prod"};
+  return kNames[static_cast<int>(r)];
+}
 
 template <class T>
 std::string field_text(const char* name, const T& v) {

@@ -403,4 +403,33 @@ ValueId Builder::conv(ValueId x, ValueId w, const ConvAttrs& a) {
   return add(OpKind::Conv, {x, w}, {tx.dtype, out}, a);
 }
 
+ValueId Builder::collective(ValueId x, const CollectiveAttrs& a) {
+  const TensorType& tx = type(x);
+  const char* op = collective_name(a.kind);
+  EMBER_REQUIRE(a.ranks >= 1, op, absl::StrCat("a group of ", a.ranks, " ranks"));
+  Shape out = tx.shape;
+  switch (a.kind) {
+    case CollectiveKind::AllReduce:
+      break;
+    case CollectiveKind::Broadcast:
+      EMBER_REQUIRE(a.root >= 0 && a.root < a.ranks, op,
+                    absl::StrCat("root ", a.root, " of ", a.ranks, " ranks"));
+      break;
+    case CollectiveKind::AllGather:
+      EMBER_REQUIRE(tx.shape.rank() >= 1, op, "a tensor of rank 0");
+      out[0] *= a.ranks;
+      break;
+    case CollectiveKind::ReduceScatter:
+      EMBER_REQUIRE(tx.shape.rank() >= 1 && tx.shape[0] % a.ranks == 0, op,
+                    absl::StrCat("dim 0 of ", tx.shape.to_string(), " is not divisible by the ",
+                                 a.ranks, " ranks"));
+      out[0] /= a.ranks;
+      break;
+  }
+  const bool reduces =
+      a.kind == CollectiveKind::AllReduce || a.kind == CollectiveKind::ReduceScatter;
+  EMBER_REQUIRE(!reduces || tx.dtype != DType::Bool, op, "cannot reduce a bool tensor");
+  return add(OpKind::Collective, {x}, {tx.dtype, out}, a);
+}
+
 }  // namespace ember::ir

@@ -55,6 +55,8 @@ class Builder {
   ValueId scatter_add(ValueId x, int axis, ValueId index, ValueId values);
   ValueId sort(ValueId x, int axis, bool descending, bool indices, DType index_dtype = DType::I32);
   ValueId conv(ValueId x, ValueId w, const ConvAttrs& attrs);
+  // x communicated over a.ranks ranks (ir/ops.h, CollectiveAttrs).
+  ValueId collective(ValueId x, const CollectiveAttrs& a);
 
   // Appends a copy of `n` (any op but Input) reading `inputs` instead of n's own inputs,
   // re-validated and re-inferred, keeping n's label: how transforms copy nodes between graphs.

@@ -4,9 +4,9 @@ namespace ember::ir {
 
 const char* op_name(OpKind op) {
   static const char* kNames[kOpKindCount] = {
-      "input", "full",   "iota",    "random",  "unary",       "binary", "where",
-      "cast",  "reduce", "reshape", "permute", "expand",      "slice",  "flip",
-      "pad",   "concat", "matmul",  "gather",  "scatter_add", "sort",   "conv"};
+      "input",  "full",    "iota",        "random", "unary", "binary",    "where", "cast",
+      "reduce", "reshape", "permute",     "expand", "slice", "flip",      "pad",   "concat",
+      "matmul", "gather",  "scatter_add", "sort",   "conv",  "collective"};
   return kNames[static_cast<int>(op)];
 }
 
@@ -29,6 +29,11 @@ const char* binary_name(BinaryFn fn) {
 const char* reduce_name(ReduceFn fn) {
   static const char* kNames[kReduceFnCount] = {"sum", "prod", "max", "min", "argmax", "argmin"};
   return kNames[static_cast<int>(fn)];
+}
+
+const char* collective_name(CollectiveKind k) {
+  static const char* kNames[] = {"all_reduce", "broadcast", "all_gather", "reduce_scatter"};
+  return kNames[static_cast<int>(k)];
 }
 
 const char* dist_name(RandomDist d) {

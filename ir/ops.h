@@ -31,8 +31,9 @@ enum class OpKind : uint8_t {
   ScatterAdd,  // x with values added at idx along one axis
   Sort,        // stable sort along one axis: values or indices
   Conv,        // grouped N-d cross-correlation: x [N, C, *S], w [O, C / groups, *K] -> [N, O, *OS]
+  Collective,  // communication with the other ranks of a group (all-reduce, broadcast, ...)
 };
-inline constexpr int kOpKindCount = 21;
+inline constexpr int kOpKindCount = 22;
 
 enum class UnaryFn : uint8_t {
   Neg,
@@ -242,15 +243,40 @@ struct ConvAttrs {
   }
 };
 
+enum class CollectiveKind : uint8_t { AllReduce, Broadcast, AllGather, ReduceScatter };
+enum class CollectiveReduce : uint8_t { Sum, Mean, Max, Min, Prod };
+
+// A collective over the ranks of a communicator (runtime/collectives.h registers them by id):
+// all-reduce and broadcast keep the shape, all-gather multiplies dim 0 by the ranks,
+// reduce-scatter divides it. It runs where the plan puts it, after the kernels computing its
+// operand, and every rank must run the same collectives in the same order: the planner keeps
+// their recorded order (jit/plan/plan.cc).
+struct CollectiveAttrs {
+  CollectiveKind kind = CollectiveKind::AllReduce;
+  CollectiveReduce reduce = CollectiveReduce::Sum;  // all-reduce and reduce-scatter
+  int root = 0;                                     // broadcast
+  int communicator = 0;                             // runtime::communicator(id)
+  int ranks = 1;                                    // the group's size (shapes depend on it)
+  template <class F>
+  static void fields(F&& f) {
+    f("kind", &CollectiveAttrs::kind, Role::Key);
+    f("reduce", &CollectiveAttrs::reduce, Role::Key);
+    f("root", &CollectiveAttrs::root, Role::Key);
+    f("communicator", &CollectiveAttrs::communicator, Role::Key);
+    f("ranks", &CollectiveAttrs::ranks, Role::Key);
+  }
+};
+
 using Attrs = std::variant<NoAttrs, InputAttrs, FullAttrs, IotaAttrs, RandomAttrs, UnaryAttrs,
                            BinaryAttrs, ReduceAttrs, PermuteAttrs, SliceAttrs, FlipAttrs, PadAttrs,
-                           AxisAttrs, SortAttrs, ConvAttrs>;
+                           AxisAttrs, SortAttrs, ConvAttrs, CollectiveAttrs>;
 
 const char* op_name(OpKind op);
 const char* unary_name(UnaryFn fn);
 const char* binary_name(BinaryFn fn);
 const char* reduce_name(ReduceFn fn);
 const char* dist_name(RandomDist d);
+const char* collective_name(CollectiveKind k);
 
 // Elementwise ops: ones the fuser may chain without changing the index space.
 inline bool is_elementwise(OpKind op) {

@@ -60,6 +60,8 @@ ValueId replay_unlabelled(Builder& b, const Node& n, const ValueIds& in) {
     }
     case OpKind::Conv:
       return b.conv(in[0], in[1], n.get<ConvAttrs>());
+    case OpKind::Collective:
+      return b.collective(in[0], n.get<CollectiveAttrs>());
   }
   throw Error(absl::StrCat("replay: unknown op ", static_cast<int>(n.op)));
 }

@@ -4,8 +4,10 @@
 #include <cmath>
 #include <numbers>
 
+#include "absl/strings/str_cat.h"
 #include "ir/autodiff.h"
 #include "ir/conv_compose.h"
+#include "ir/error.h"
 
 namespace ember::ir {
 namespace {
@@ -51,9 +53,36 @@ class Rules {
         return sort(g);
       case OpKind::Conv:
         return conv(k, g);
+      case OpKind::Collective:
+        return collective(g);
       default:
         return -1;  // sources (input, full, iota, random) have no inputs
     }
+  }
+
+  // Sums over ranks transpose to sums over ranks (an all-reduce's gradient is the all-reduce of
+  // the gradients), gathers to scatters and back; the others have no rule.
+  ValueId collective(ValueId g) {
+    CollectiveAttrs a = n_.get<CollectiveAttrs>();
+    const bool sum_like = a.reduce == CollectiveReduce::Sum || a.reduce == CollectiveReduce::Mean;
+    switch (a.kind) {
+      case CollectiveKind::AllReduce:
+        if (sum_like) return b_.collective(g, a);
+        break;
+      case CollectiveKind::AllGather:
+        a.kind = CollectiveKind::ReduceScatter;
+        a.reduce = CollectiveReduce::Sum;
+        return b_.collective(g, a);
+      case CollectiveKind::ReduceScatter:
+        if (a.reduce != CollectiveReduce::Sum) break;
+        a.kind = CollectiveKind::AllGather;
+        return b_.collective(g, a);
+      case CollectiveKind::Broadcast:
+        break;
+    }
+    throw Error(absl::StrCat("backward: ", collective_name(a.kind),
+                             " has no gradient here (sum and mean all-reduces, all-gathers and "
+                             "sum reduce-scatters do); detach its input"));
   }
 
  private:

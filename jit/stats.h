@@ -18,6 +18,8 @@ struct Counters {
   std::atomic<int64_t> mma_launches{0};
   std::atomic<int64_t> graph_launches{0};
   std::atomic<int64_t> replays{0};
+  std::atomic<int64_t> collectives{0};
+  std::atomic<int64_t> graph_collectives{0};
 };
 
 Counters& counters();

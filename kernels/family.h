@@ -75,6 +75,11 @@ class Family {
   // Whether the kernel is the backend's own primitive (the CPU target's host family): its
   // operands are stored values or views of them, never expressions (kernels/host/family.h).
   virtual bool runs_on_host() const { return false; }
+  // Whether every operand is stored itself (contiguous, never a view or an expression).
+  virtual bool stores_operands() const { return false; }
+  // Whether the kernel is work another library does between the compiled kernels (a collective
+  // through NCCL: kernels/collective/family.h); its description holds no code.
+  virtual bool runs_external() const { return false; }
 
   // ---- rewrites before planning (split-K, long reductions)
   virtual bool rewrites(const ir::Graph&, const runtime::Backend&) const { return false; }

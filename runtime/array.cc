@@ -50,7 +50,13 @@ void Backend::launch(const Kernel&, const Launch&) {
 }
 
 bool Backend::launch_sequence(uint64_t, std::span<const SequencedLaunch> launches) {
-  for (const SequencedLaunch& s : launches) launch(*s.kernel, s.launch);
+  for (const SequencedLaunch& s : launches) {
+    if (s.external) {
+      s.external->enqueue(nullptr, false);
+    } else {
+      launch(*s.kernel, s.launch);
+    }
+  }
   return false;
 }
 

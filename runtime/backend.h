@@ -90,10 +90,26 @@ struct Launch {
   uint64_t elements = 0;
 };
 
-// One launch of a sequence handed over as a whole (Backend::launch_sequence).
+// Work between the kernels of a flush that another library enqueues (a collective through
+// NCCL, runtime/collectives.h): the backend gives it a stream, and may capture it into a graph.
+class ExternalWork {
+ public:
+  virtual ~ExternalWork() = default;
+  // Enqueues the work on `stream` (the backend's native stream; null: the device's own).
+  // `captured`: into a graph being captured, which runs later (nothing may wait on it now).
+  virtual void enqueue(void* stream, bool captured) const = 0;
+  // After a graph holding this work, captured, was launched on the device's own stream.
+  virtual void launched() const = 0;
+  // What the work is besides its buffers: equal keys over equal buffers enqueue equal work.
+  virtual uint64_t key() const = 0;
+};
+
+// One launch of a sequence handed over as a whole (Backend::launch_sequence): a kernel, or
+// external work (kernel null) reading and writing launch.buffers.
 struct SequencedLaunch {
   const Kernel* kernel = nullptr;
   Launch launch;
+  std::shared_ptr<const ExternalWork> external;
 };
 
 class Backend {

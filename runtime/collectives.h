@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/ops.h"
 #include "runtime/backend.h"
 
 namespace ember::runtime {
@@ -22,21 +23,56 @@ struct CommId {
   std::array<char, 128> bytes{};
 };
 
+// One collective: which, how it reduces (all-reduce, reduce-scatter), from which root
+// (broadcast).
+struct CollectiveCall {
+  ir::CollectiveKind kind = ir::CollectiveKind::AllReduce;
+  CollectiveOp op = CollectiveOp::Sum;
+  int root = 0;
+};
+
 class Communicator {
  public:
   virtual ~Communicator() = default;
   virtual int rank() const = 0;
   virtual int size() const = 0;
   virtual Backend& device() const = 0;
-  // Every array is contiguous, on device(), of one dtype. `out` may be `in` (in place).
-  virtual void all_reduce(const Array& in, const Array& out, CollectiveOp op) = 0;
+  // Enqueues `call` from `in` to `out` on `stream` (a native stream of device(); null: the
+  // device's own). Every array is contiguous, on device(), of one dtype; `out` may be `in`
+  // (all-reduce, broadcast). Arrays: all-reduce and broadcast keep the size; all-gather's `out`
+  // holds size() blocks of in's elements, rank r's at block r; reduce-scatter's `in` holds
+  // size() blocks of out's, rank r receiving block r reduced over the ranks. `captured`: into
+  // a CUDA graph being captured, whose launch the caller has the watchdog time (watch()).
+  virtual void enqueue(const CollectiveCall& call, const Array& in, const Array& out,
+                       void* stream = nullptr, bool captured = false) = 0;
+  // The watchdog times the work on the device's own stream so far (a launched graph holding
+  // captured collectives) under the name `what`.
+  virtual void watch(const char* what) = 0;
+
+  void all_reduce(const Array& in, const Array& out, CollectiveOp op) {
+    enqueue({ir::CollectiveKind::AllReduce, op, 0}, in, out);
+  }
   // Rank `root`'s `in` into every rank's `out`.
-  virtual void broadcast(const Array& in, const Array& out, int root) = 0;
-  // `out` holds size() blocks of in's elements, rank r's at block r.
-  virtual void all_gather(const Array& in, const Array& out) = 0;
-  // `in` holds size() blocks of out's elements; rank r receives block r reduced over ranks.
-  virtual void reduce_scatter(const Array& in, const Array& out, CollectiveOp op) = 0;
+  void broadcast(const Array& in, const Array& out, int root) {
+    enqueue({ir::CollectiveKind::Broadcast, CollectiveOp::Sum, root}, in, out);
+  }
+  void all_gather(const Array& in, const Array& out) {
+    enqueue({ir::CollectiveKind::AllGather, CollectiveOp::Sum, 0}, in, out);
+  }
+  void reduce_scatter(const Array& in, const Array& out, CollectiveOp op) {
+    enqueue({ir::CollectiveKind::ReduceScatter, op, 0}, in, out);
+  }
 };
+
+// Communicators by id, so that graph nodes (ir::CollectiveAttrs::communicator) can name them:
+// the registry keeps the id while the communicator lives (ids are never reused).
+int register_communicator(const std::shared_ptr<Communicator>& c);
+// The communicator of `id`; throws ember::Error when it is gone.
+std::shared_ptr<Communicator> communicator(int id);
+// The collective of `attrs` from `in` to `out` as external work of a launch sequence
+// (Backend::launch_sequence): enqueued between the kernels, or captured into a CUDA graph.
+std::shared_ptr<const ExternalWork> collective_work(const ir::CollectiveAttrs& attrs, Array in,
+                                                    Array out);
 
 // Whether collectives can run between CUDA devices here (NCCL loadable); when not, why.
 bool collectives_available(std::string* why = nullptr);

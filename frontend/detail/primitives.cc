@@ -155,6 +155,10 @@ RawTensor conv(const RawTensor& x, const RawTensor& w, const ir::ConvAttrs& attr
   return on({&x, &w}, [&](Builder& b, auto&& bind) { return b.conv(bind(x), bind(w), attrs); });
 }
 
+RawTensor collective(const RawTensor& x, const ir::CollectiveAttrs& attrs) {
+  return on({&x}, [&](Builder& b, auto&& bind) { return b.collective(bind(x), attrs); });
+}
+
 RawTensor gather(const RawTensor& x, int axis, const RawTensor& index) {
   return on({&x, &index},
             [&](Builder& b, auto&& bind) { return b.gather(bind(x), axis, bind(index)); });

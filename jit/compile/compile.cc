@@ -230,6 +230,7 @@ void dump_binary(const std::string& name, const std::string& hash, const std::st
 }  // namespace
 
 std::shared_ptr<runtime::Kernel> get_kernel(const KernelDesc& desc, runtime::Backend& backend) {
+  if (desc.host) return nullptr;  // the backend's own work (a collective): nothing to compile
   bool cuda = backend.kind() == runtime::DeviceKind::Cuda;
   std::string source = cuda ? render_cuda(desc) : render_glsl(desc);
   std::string compiler = cuda ? absl::StrCat("nvrtc-", runtime::cuda::nvrtc_version(), "-",

@@ -10,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "ir/error.h"
 #include "jit/stats.h"
+#include "runtime/collectives.h"
 #include "runtime/host_convert.h"
 
 namespace ember::jit {
@@ -191,6 +192,27 @@ std::string run_host_kernel(const ir::Graph& g, ir::ValueId anchor,
   }
 }
 
+// A collective (kernels/collective/family.h) as the backend's external work. Its result takes
+// the operand's buffer when the operand dies here and the sizes match (NCCL works in place).
+runtime::SequencedLaunch collective_launch(const ir::Graph& g, ir::ValueId anchor, int k,
+                                           const std::vector<int>& last_read,
+                                           const std::vector<char>& is_output,
+                                           std::vector<std::optional<runtime::Array>>& arrays,
+                                           runtime::Backend& backend) {
+  const ir::Node& n = g.node(anchor);
+  const ir::ValueId in = n.inputs[0];
+  const bool in_place = in_place_enabled() && last_read[in] == k && !is_output[in] &&
+                        g.node(in).op != ir::OpKind::Input &&
+                        g.type(in).shape == g.type(anchor).shape;
+  arrays[anchor] = in_place ? runtime::Array::contiguous(arrays[in]->buffer, g.type(anchor))
+                            : backend.allocate(g.type(anchor));
+  runtime::SequencedLaunch s;
+  s.launch.buffers = {*arrays[in], *arrays[anchor]};
+  s.launch.writes = {false, true};
+  s.external = runtime::collective_work(n.get<ir::CollectiveAttrs>(), *arrays[in], *arrays[anchor]);
+  return s;
+}
+
 // The error each value failed with (empty: none), from the kernels' check words and the host
 // kernels' failures.
 std::vector<std::string> read_failures(const ir::Graph& g, const PlanLaunch& p,
@@ -259,6 +281,17 @@ std::vector<Outcome> launch_plan(const ir::Graph& g, const std::vector<ir::Value
       counters().kernels_launched.fetch_add(1, std::memory_order_relaxed);
       continue;
     }
+    if (spec.external_anchor >= 0) {
+      runtime::SequencedLaunch s =
+          collective_launch(g, spec.external_anchor, k, last_read, is_output, arrays, backend);
+      if (sequence) {
+        pending.push_back(std::move(s));
+      } else {
+        s.external->enqueue(nullptr, false);
+      }
+      counters().collectives.fetch_add(1, std::memory_order_relaxed);
+      continue;
+    }
     assign_outputs(g, p, k, last_read, is_output, arrays, backend);
     runtime::Launch l;
     for (ir::ValueId b : spec.bindings) l.buffers.push_back(*arrays[b]);
@@ -288,8 +321,12 @@ std::vector<Outcome> launch_plan(const ir::Graph& g, const std::vector<ir::Value
     }
     counters().ops_fused.fetch_add(std::max(0, spec.fused_nodes - 1), std::memory_order_relaxed);
   }
-  if (!pending.empty() && backend.launch_sequence(p.sequence_key, pending))
+  if (!pending.empty() && backend.launch_sequence(p.sequence_key, pending)) {
     counters().graph_launches.fetch_add(1, std::memory_order_relaxed);
+    for (const runtime::SequencedLaunch& s : pending) {
+      if (s.external) counters().graph_collectives.fetch_add(1, std::memory_order_relaxed);
+    }
+  }
   // Kernel-side checks must be read back now. Otherwise an ordered-stream backend (CUDA) keeps
   // running asynchronously and synchronises only when data is read; Vulkan submits here.
   if (checks || !backend.ordered_stream()) backend.sync();

@@ -65,6 +65,7 @@ LoweredKernel lower_kernel(const ir::Graph& g, const Plan& plan, int kernel,
   l.in_place_candidates = std::move(geometry.in_place_candidates);
   l.elements = static_cast<uint64_t>(std::max<int64_t>(0, kp.shape.numel()));
   if (kp.family->runs_on_host()) l.host_anchor = kp.anchor;
+  if (kp.family->runs_external()) l.external_anchor = kp.anchor;
   return out;
 }
 

@@ -31,6 +31,9 @@ struct LaunchSpec {
   uint64_t elements = 0;  // of the index space: whether the CPU splits it over threads
   // The CPU target's host kernels: the node the backend runs as its primitive, or -1.
   ir::ValueId host_anchor = -1;
+  // A collective (kernels/collective/family.h): its node, which the backend runs as external
+  // work, or -1.
+  ir::ValueId external_anchor = -1;
 };
 
 struct LoweredKernel {

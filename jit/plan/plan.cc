@@ -1,7 +1,9 @@
 #include "jit/plan/plan.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <functional>
+#include <string_view>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -30,6 +32,16 @@ bool is_cheap(OpKind op) {
   }
 }
 
+// EMBER_COLLECTIVES_EARLY=0 leaves collectives where they were recorded (after the whole
+// backward pass, in a data-parallel step): the baseline that shows what overlapping them buys.
+bool collectives_early() {
+  static const bool on = [] {
+    const char* env = std::getenv("EMBER_COLLECTIVES_EARLY");
+    return env == nullptr || std::string_view(env) != "0";
+  }();
+  return on;
+}
+
 class Planner {
  public:
   Planner(const ir::Graph& g, const std::vector<ValueId>& outputs, int max_bindings,
@@ -55,6 +67,7 @@ class Planner {
       plan_.stored[v] = 1;
       new_kernel(v);
     }
+    launch_collectives_early();
     return std::move(plan_);
   }
 
@@ -65,10 +78,72 @@ class Planner {
       place(v);
     }
     drop_internal_stores();
+    launch_collectives_early();
     return std::move(plan_);
   }
 
  private:
+  // Kernels whose results kernel k reads.
+  std::vector<int> kernel_deps(int k) const {
+    std::vector<int> deps;
+    for (auto [root, expand] : roots_of(k)) {
+      for (ValueId leaf : leaves_of(root, expand)) {
+        int p = plan_.producer[leaf];
+        if (p >= 0 && p != k) deps.push_back(p);
+      }
+    }
+    std::sort(deps.begin(), deps.end());
+    deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
+    return deps;
+  }
+
+  // Collectives launch as soon as their operands are computed: each one, in recorded order (the
+  // order every rank must run them in), goes right after the kernels it needs, and the kernels
+  // nothing communicates come after. A data-parallel step's gradient buckets then travel while
+  // the rest of the backward pass runs, instead of after all of it.
+  void launch_collectives_early() {
+    if (!collectives_early()) return;
+    const int n = static_cast<int>(plan_.kernels.size());
+    std::vector<int> collectives;
+    for (int k = 0; k < n; ++k) {
+      if (plan_.kernels[k].family->runs_external()) collectives.push_back(k);
+    }
+    if (collectives.empty()) return;
+    std::vector<std::vector<int>> deps(n);
+    for (int k = 0; k < n; ++k) deps[k] = kernel_deps(k);
+    std::vector<int> order;
+    std::vector<char> placed(n, 0);
+    for (int c : collectives) {
+      // Its unplaced ancestors, then it, in plan order (a topological order already).
+      std::vector<char> need(n, 0);
+      std::vector<int> stack{c};
+      need[c] = 1;
+      while (!stack.empty()) {
+        int u = stack.back();
+        stack.pop_back();
+        for (int d : deps[u]) {
+          if (!placed[d] && !need[d]) need[d] = 1, stack.push_back(d);
+        }
+      }
+      for (int k = 0; k <= c; ++k) {
+        if (need[k]) order.push_back(k), placed[k] = 1;
+      }
+    }
+    for (int k = 0; k < n; ++k) {
+      if (!placed[k]) order.push_back(k);
+    }
+    std::vector<int> position(n);
+    std::vector<KernelPlan> kernels;
+    for (int i = 0; i < n; ++i) {
+      position[order[i]] = i;
+      kernels.push_back(std::move(plan_.kernels[order[i]]));
+    }
+    plan_.kernels = std::move(kernels);
+    for (int& p : plan_.producer) {
+      if (p >= 0) p = position[p];
+    }
+  }
+
   // Puts stored value v into a kernel: one it can join, else a new one.
   void place(ValueId v) {
     fit_bindings(v);
@@ -221,7 +296,9 @@ class Planner {
       const Family& family = family_for(node(v), families_);
       if (!family.rereads_operands()) continue;
       for (ValueId in : node(v).inputs) {
-        if (family.runs_on_host()) {
+        if (family.stores_operands()) {
+          plan_.stored[in] = 1;
+        } else if (family.runs_on_host()) {
           // The primitive reads views in place, anything else from memory.
           while (!plan_.stored[in] && is_host_view(node(in).op)) in = node(in).inputs[0];
           plan_.stored[in] = 1;

@@ -75,6 +75,10 @@ class CpuBackend final : public Backend {
         return run_sort(in[0], n.get<ir::SortAttrs>(), t);
       case OpKind::Conv:
         return run_conv(in[0], in[1], n.get<ir::ConvAttrs>(), t);
+      case OpKind::Collective:
+        // Groups of several ranks run on CUDA devices; a group of one records nothing.
+        throw Error(absl::StrCat("cpu: ", ir::collective_name(n.get<ir::CollectiveAttrs>().kind),
+                                 " between ranks runs on CUDA devices (NCCL)"));
     }
     throw Error(absl::StrCat("cpu: unknown primitive ", ir::op_name(n.op)));
   }

@@ -39,7 +39,13 @@ const Driver* driver(std::string* why) {
   d->name = reinterpret_cast<decltype(d->name)>(dlsym(lib, #symbol)); \
   d->has_graphs = d->has_graphs && d->name != nullptr;
     EMBER_CU_GRAPH_FUNCS(EMBER_CU_LOAD_OPTIONAL)
+    d->has_capture = d->has_graphs;
 #undef EMBER_CU_LOAD_OPTIONAL
+#define EMBER_CU_LOAD_CAPTURE(name, symbol)                           \
+  d->name = reinterpret_cast<decltype(d->name)>(dlsym(lib, #symbol)); \
+  d->has_capture = d->has_capture && d->name != nullptr;
+    EMBER_CU_CAPTURE_FUNCS(EMBER_CU_LOAD_CAPTURE)
+#undef EMBER_CU_LOAD_CAPTURE
     d->cuTensorMapEncodeTiled =
         reinterpret_cast<decltype(d->cuTensorMapEncodeTiled)>(dlsym(lib, "cuTensorMapEncodeTiled"));
     CUresult r = d->cuInit(0);

@@ -55,6 +55,19 @@ namespace ember::runtime::cuda {
   X(cuGraphLaunch, cuGraphLaunch)
 // clang-format on
 
+// Stream capture and child graphs, for graphs holding other libraries' work (NCCL collectives);
+// optional: without them such sequences launch call by call.
+// clang-format off: one entry per line (clang-format does not keep X-macro lists stable)
+#define EMBER_CU_CAPTURE_FUNCS(X)                             \
+  X(cuStreamBeginCapture, cuStreamBeginCapture_v2)            \
+  X(cuStreamEndCapture, cuStreamEndCapture)                   \
+  X(cuStreamWaitEvent, cuStreamWaitEvent)                     \
+  X(cuStreamCreateWithPriority, cuStreamCreateWithPriority)   \
+  X(cuCtxGetStreamPriorityRange, cuCtxGetStreamPriorityRange) \
+  X(cuGraphAddChildGraphNode, cuGraphAddChildGraphNode)       \
+  X(cuGraphExecChildGraphNodeSetParams, cuGraphExecChildGraphNodeSetParams)
+// clang-format on
+
 // clang-format off: one entry per line (clang-format does not keep X-macro lists stable)
 #define EMBER_NVRTC_FUNCS(X) \
   X(nvrtcCreateProgram)      \
@@ -73,11 +86,13 @@ struct Driver {
 #define EMBER_CU_DECLARE(name, symbol) decltype(&::symbol) name = nullptr;
   EMBER_CU_FUNCS(EMBER_CU_DECLARE)
   EMBER_CU_GRAPH_FUNCS(EMBER_CU_DECLARE)
+  EMBER_CU_CAPTURE_FUNCS(EMBER_CU_DECLARE)
 #undef EMBER_CU_DECLARE
   // Tensor maps for Hopper's bulk tensor copies (CUDA 12); optional: null, no launch may carry a
   // TiledView.
   decltype(&::cuTensorMapEncodeTiled) cuTensorMapEncodeTiled = nullptr;
-  bool has_graphs = false;  // every EMBER_CU_GRAPH_FUNCS symbol resolved
+  bool has_graphs = false;   // every EMBER_CU_GRAPH_FUNCS symbol resolved
+  bool has_capture = false;  // and every EMBER_CU_CAPTURE_FUNCS one
 };
 
 struct Nvrtc {

@@ -160,8 +160,16 @@ class CudaBackend final : public Backend {
     if (launches.size() < 2 || !graphs_wanted()) return Backend::launch_sequence(key, launches);
     std::vector<KernelCall> calls;
     calls.reserve(launches.size());
-    for (const SequencedLaunch& s : launches)
-      calls.push_back(call_of(static_cast<const CudaKernel&>(*s.kernel), s.launch));
+    bool external = false;
+    for (const SequencedLaunch& s : launches) {
+      if (s.external) {
+        calls.push_back(external_call(s));
+        external = true;
+      } else {
+        calls.push_back(call_of(static_cast<const CudaKernel&>(*s.kernel), s.launch));
+      }
+    }
+    if (external && !d_->has_capture) return Backend::launch_sequence(key, launches);
     bind();
     std::lock_guard lock(mutex_);
     start_timing();
@@ -253,6 +261,15 @@ class CudaBackend final : public Backend {
     c.buffers.reserve(l.buffers.size());
     for (const Array& a : l.buffers) c.buffers.push_back(ptr(a));
     for (const TiledView& v : l.tiled_views) c.tensor_maps.push_back(tensor_map(v, c.buffers));
+    return c;
+  }
+
+  // External work (a collective) in a sequence: its buffers, for the capture to order it.
+  KernelCall external_call(const SequencedLaunch& s) {
+    KernelCall c;
+    c.external = s.external;
+    c.external_key = s.external->key();
+    for (const Array& a : s.launch.buffers) c.buffers.push_back(ptr(a));
     return c;
   }
 

@@ -1,6 +1,9 @@
 #include "runtime/cuda/cuda_graphs.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 
 #include "ir/error.h"
 
@@ -31,9 +34,26 @@ CUDA_KERNEL_NODE_PARAMS node_params(const KernelCall& c, std::vector<void*>& arg
   return p;
 }
 
+// EMBER_LOG=graphs: a line per graph built (how often a step's buffers change its graph).
+bool log_graphs() {
+  static const bool on = [] {
+    const char* env = std::getenv("EMBER_LOG");
+    return env != nullptr && std::strstr(env, "graphs") != nullptr;
+  }();
+  return on;
+}
+
+bool has_external(const std::vector<KernelCall>& calls) {
+  return std::any_of(calls.begin(), calls.end(), [](const KernelCall& c) { return c.external; });
+}
+
 }  // namespace
 
 void launch_call(const Driver& d, const KernelCall& c, CUstream stream) {
+  if (c.external) {
+    c.external->enqueue(stream, /*captured=*/false);
+    return;
+  }
   std::vector<void*> args;
   CUDA_KERNEL_NODE_PARAMS p = node_params(c, args);
   check(d.cuLaunchKernel(p.func, p.gridDimX, p.gridDimY, p.gridDimZ, p.blockDimX, 1, 1,
@@ -43,10 +63,51 @@ void launch_call(const Driver& d, const KernelCall& c, CUstream stream) {
 
 GraphCache::~GraphCache() { clear(); }
 
+// Per call: whether a kernel must wait for the external work before it (it touches a buffer
+// that work reads or writes); the rest of the kernels run while that work does. External work
+// runs in order, so waiting for the latest waits for all of it.
+std::vector<char> joins(const std::vector<KernelCall>& calls) {
+  std::vector<char> out(calls.size(), 0);
+  std::vector<CUdeviceptr> side;  // buffers of external work not waited for yet
+  for (size_t i = 0; i < calls.size(); ++i) {
+    const KernelCall& c = calls[i];
+    if (c.external) {
+      side.insert(side.end(), c.buffers.begin(), c.buffers.end());
+      continue;
+    }
+    out[i] = std::any_of(c.buffers.begin(), c.buffers.end(), [&](CUdeviceptr p) {
+      return std::find(side.begin(), side.end(), p) != side.end();
+    });
+    if (out[i]) side.clear();
+  }
+  return out;
+}
+
+CUgraph ExternalCapture::capture(const KernelCall& call) {
+  if (stream_ == nullptr)
+    check(d_->cuStreamCreate(&stream_, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+  // Relaxed: NCCL may make calls while capturing that the stricter modes refuse.
+  check(d_->cuStreamBeginCapture(stream_, CU_STREAM_CAPTURE_MODE_RELAXED), "cuStreamBeginCapture");
+  try {
+    call.external->enqueue(stream_, /*captured=*/true);
+  } catch (...) {
+    CUgraph broken = nullptr;
+    d_->cuStreamEndCapture(stream_, &broken);
+    if (broken != nullptr) d_->cuGraphDestroy(broken);
+    throw;
+  }
+  CUgraph graph = nullptr;
+  check(d_->cuStreamEndCapture(stream_, &graph), "cuStreamEndCapture");
+  return graph;
+}
+
 void GraphCache::launch(uint64_t key, const std::vector<KernelCall>& calls, CUstream stream) {
   Entry& e = entry_for(key, calls);
   e.last_use = ++clock_;
   check(d_->cuGraphLaunch(e.exec, stream), "cuGraphLaunch");
+  for (const KernelCall& c : calls) {
+    if (c.external) c.external->launched();
+  }
 }
 
 // The kept graph launching exactly `calls`; else the least recently used one of the same length,
@@ -61,7 +122,17 @@ GraphCache::Entry& GraphCache::entry_for(uint64_t key, const std::vector<KernelC
     if (e.calls.size() == calls.size() && (lru == nullptr || e.last_use < lru->last_use)) lru = &e;
   }
   if (lru != nullptr && list.size() >= kGraphsPerKey) {
-    patch(*lru, calls);
+    if (patchable(*lru, calls)) {
+      try {
+        patch(*lru, calls);
+        return *lru;
+      } catch (const Error&) {
+        // A collective captured again whose graph the driver will not swap in: build anew.
+      }
+    }
+    Entry fresh = build(calls);
+    destroy(*lru);
+    *lru = std::move(fresh);
     return *lru;
   }
   if (count_ >= kMaxGraphs) clear();
@@ -79,18 +150,35 @@ GraphCache::Entry& GraphCache::entry_for(uint64_t key, const std::vector<KernelC
   return fresh.back();
 }
 
-// Kernel nodes in a chain (each waits for the previous one, as on the stream).
+// Kernel nodes in a chain (each waits for the previous one, as on the stream); external work
+// as child graphs beside it, each after the kernel before it and the external work before
+// that, joined by the first later kernel that touches its buffers (or by the graph's end).
 GraphCache::Entry GraphCache::build(const std::vector<KernelCall>& calls) {
   Entry e;
+  e.joins = joins(calls);
   std::vector<void*> args;
+  CUgraphNode last_kernel = nullptr, last_external = nullptr;
   try {
     check(d_->cuGraphCreate(&e.graph, 0), "cuGraphCreate");
-    for (const KernelCall& c : calls) {
-      CUDA_KERNEL_NODE_PARAMS p = node_params(c, args);
+    for (size_t i = 0; i < calls.size(); ++i) {
+      const KernelCall& c = calls[i];
+      std::vector<CUgraphNode> deps;
+      if (last_kernel != nullptr) deps.push_back(last_kernel);
       CUgraphNode node = nullptr;
-      CUgraphNode* deps = e.nodes.empty() ? nullptr : &e.nodes.back();
-      check(d_->cuGraphAddKernelNode(&node, e.graph, deps, deps ? 1 : 0, &p),
-            "cuGraphAddKernelNode");
+      if (c.external) {
+        if (last_external != nullptr) deps.push_back(last_external);
+        CUgraph child = capture_.capture(c);
+        CUresult r = d_->cuGraphAddChildGraphNode(&node, e.graph, deps.data(), deps.size(), child);
+        d_->cuGraphDestroy(child);  // the node holds a copy
+        check(r, "cuGraphAddChildGraphNode");
+        last_external = node;
+      } else {
+        if (e.joins[i]) deps.push_back(last_external);
+        CUDA_KERNEL_NODE_PARAMS p = node_params(c, args);
+        check(d_->cuGraphAddKernelNode(&node, e.graph, deps.data(), deps.size(), &p),
+              "cuGraphAddKernelNode");
+        last_kernel = node;
+      }
       e.nodes.push_back(node);
     }
     check(d_->cuGraphInstantiate(&e.exec, e.graph, 0), "cuGraphInstantiate");
@@ -100,13 +188,40 @@ GraphCache::Entry GraphCache::build(const std::vector<KernelCall>& calls) {
   }
   e.calls = calls;
   ++stats_.built;
+  if (log_graphs()) {
+    std::fprintf(
+        stderr, "ember: cuda: graph %lld built: %zu calls, %lld external\n",
+        static_cast<long long>(stats_.built), calls.size(),
+        static_cast<long long>(std::count_if(calls.begin(), calls.end(), [](const KernelCall& c) {
+          return c.external != nullptr;
+        })));
+  }
   return e;
+}
+
+bool GraphCache::patchable(const Entry& e, const std::vector<KernelCall>& calls) const {
+  if (e.calls.size() != calls.size()) return false;
+  for (size_t i = 0; i < calls.size(); ++i) {
+    if ((e.calls[i].external == nullptr) != (calls[i].external == nullptr)) return false;
+    if (calls[i].external && e.calls[i].external_key != calls[i].external_key) return false;
+  }
+  return !has_external(calls) || joins(calls) == e.joins;
 }
 
 void GraphCache::patch(Entry& e, const std::vector<KernelCall>& calls) {
   std::vector<void*> args;
   for (size_t i = 0; i < calls.size(); ++i) {
     if (e.calls[i] == calls[i]) continue;
+    if (calls[i].external) {
+      // The same work over other buffers: captured again, in the node's place.
+      CUgraph child = capture_.capture(calls[i]);
+      CUresult r = d_->cuGraphExecChildGraphNodeSetParams(e.exec, e.nodes[i], child);
+      d_->cuGraphDestroy(child);
+      check(r, "cuGraphExecChildGraphNodeSetParams");
+      e.calls[i] = calls[i];
+      ++stats_.patched;
+      continue;
+    }
     CUDA_KERNEL_NODE_PARAMS p = node_params(calls[i], args);
     check(d_->cuGraphExecKernelNodeSetParams(e.exec, e.nodes[i], &p),
           "cuGraphExecKernelNodeSetParams");

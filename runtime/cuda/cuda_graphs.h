@@ -8,9 +8,11 @@
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <unordered_map>
 #include <vector>
 
+#include "runtime/backend.h"
 #include "runtime/cuda/cuda_api.h"
 
 namespace ember::runtime::cuda {
@@ -23,7 +25,8 @@ struct TensorMapArg {
   }
 };
 
-// One kernel launch with its argument values.
+// One kernel launch with its argument values, or another library's work (`external`, a
+// collective) over `buffers`.
 struct KernelCall {
   CUfunction function = nullptr;
   uint32_t grid[3] = {1, 1, 1};
@@ -32,8 +35,15 @@ struct KernelCall {
   std::vector<uint32_t> params;           // the kernel's Params struct, word by word
   std::vector<CUdeviceptr> buffers;       // then one pointer argument per binding
   std::vector<TensorMapArg> tensor_maps;  // then one argument per map, by value
+  std::shared_ptr<const ExternalWork> external;
+  uint64_t external_key = 0;  // external->key(): what equality compares of it
 
-  bool operator==(const KernelCall&) const = default;
+  bool operator==(const KernelCall& o) const {
+    return function == o.function && std::equal(grid, grid + 3, o.grid) && block == o.block &&
+           shared == o.shared && params == o.params && buffers == o.buffers &&
+           tensor_maps == o.tensor_maps && (external == nullptr) == (o.external == nullptr) &&
+           external_key == o.external_key;
+  }
 };
 
 // cuLaunchKernel of one call on `stream`.
@@ -44,9 +54,24 @@ struct GraphStats {
   int64_t patched = 0;  // kernel nodes whose arguments were rewritten before a replay
 };
 
+// Captures external work (a collective) alone into a graph, on a stream of its own, so that
+// it becomes a child node of a sequence's graph.
+class ExternalCapture {
+ public:
+  explicit ExternalCapture(const Driver* d) : d_(d) {}
+  ExternalCapture(const ExternalCapture&) = delete;
+  ExternalCapture& operator=(const ExternalCapture&) = delete;
+  // The graph of `call`'s external work (the caller destroys it).
+  CUgraph capture(const KernelCall& call);
+
+ private:
+  const Driver* d_;
+  CUstream stream_ = nullptr;  // goes with the context
+};
+
 class GraphCache {
  public:
-  explicit GraphCache(const Driver* d) : d_(d) {}
+  explicit GraphCache(const Driver* d) : d_(d), capture_(d) {}
   ~GraphCache();
   GraphCache(const GraphCache&) = delete;
   GraphCache& operator=(const GraphCache&) = delete;
@@ -62,15 +87,20 @@ class GraphCache {
     CUgraphExec exec = nullptr;
     std::vector<CUgraphNode> nodes;
     std::vector<KernelCall> calls;  // what each node launches now
+    std::vector<char> joins;        // per call: waits for the external work before it (joins())
     uint64_t last_use = 0;
   };
   Entry& entry_for(uint64_t key, const std::vector<KernelCall>& calls);
   Entry build(const std::vector<KernelCall>& calls);
+  // Whether e can become `calls` by rewriting nodes: the same kinds of call in the same places,
+  // waiting for the same external work.
+  bool patchable(const Entry& e, const std::vector<KernelCall>& calls) const;
   void patch(Entry& e, const std::vector<KernelCall>& calls);
   void destroy(Entry& e);
   void clear();
 
   const Driver* d_;
+  ExternalCapture capture_;
   std::unordered_map<uint64_t, std::vector<Entry>> entries_;
   size_t count_ = 0;  // entries over all keys
   uint64_t clock_ = 0;

@@ -108,42 +108,43 @@ class NcclCommunicator final : public Communicator {
   int size() const override { return size_; }
   Backend& device() const override { return device_; }
 
-  void all_reduce(const Array& in, const Array& out, CollectiveOp op) override {
-    check_arrays("all_reduce", in, out, 1, 1);
-    if (in.type.dtype == DType::Bool) throw Error("collectives: all_reduce of a bool tensor");
-    submit("all_reduce", [&](const Nccl& n) {
-      return n.ncclAllReduce(ptr(in), ptr(out), count(in), nccl_type(in.type.dtype, "all_reduce"),
-                             nccl_op(op), comm_, native_.stream);
-    });
+  void enqueue(const CollectiveCall& call, const Array& in, const Array& out, void* stream,
+               bool captured) override {
+    const char* what = ir::collective_name(call.kind);
+    CUstream st = stream != nullptr ? static_cast<CUstream>(stream) : native_.stream;
+    const bool reduces = call.kind == ir::CollectiveKind::AllReduce ||
+                         call.kind == ir::CollectiveKind::ReduceScatter;
+    if (reduces && in.type.dtype == DType::Bool)
+      throw Error(absl::StrCat("collectives: ", what, " of a bool tensor"));
+    ncclDataType_t type = nccl_type(in.type.dtype, what);
+    switch (call.kind) {
+      case ir::CollectiveKind::AllReduce:
+        check_arrays(what, in, out, 1, 1);
+        return submit(what, captured, [&](const Nccl& n) {
+          return n.ncclAllReduce(ptr(in), ptr(out), count(in), type, nccl_op(call.op), comm_, st);
+        });
+      case ir::CollectiveKind::Broadcast:
+        check_arrays(what, in, out, 1, 1);
+        if (call.root < 0 || call.root >= size_)
+          throw Error(absl::StrCat("collectives: broadcast from rank ", call.root, " of ", size_));
+        return submit(what, captured, [&](const Nccl& n) {
+          return n.ncclBroadcast(ptr(in), ptr(out), count(in), type, call.root, comm_, st);
+        });
+      case ir::CollectiveKind::AllGather:
+        check_arrays(what, in, out, 1, size_);
+        return submit(what, captured, [&](const Nccl& n) {
+          return n.ncclAllGather(ptr(in), ptr(out), count(in), type, comm_, st);
+        });
+      case ir::CollectiveKind::ReduceScatter:
+        check_arrays(what, in, out, size_, 1);
+        return submit(what, captured, [&](const Nccl& n) {
+          return n.ncclReduceScatter(ptr(in), ptr(out), count(out), type, nccl_op(call.op), comm_,
+                                     st);
+        });
+    }
   }
 
-  void broadcast(const Array& in, const Array& out, int root) override {
-    check_arrays("broadcast", in, out, 1, 1);
-    if (root < 0 || root >= size_)
-      throw Error(absl::StrCat("collectives: broadcast from rank ", root, " of ", size_));
-    submit("broadcast", [&](const Nccl& n) {
-      return n.ncclBroadcast(ptr(in), ptr(out), count(in), nccl_type(in.type.dtype, "broadcast"),
-                             root, comm_, native_.stream);
-    });
-  }
-
-  void all_gather(const Array& in, const Array& out) override {
-    check_arrays("all_gather", in, out, 1, size_);
-    submit("all_gather", [&](const Nccl& n) {
-      return n.ncclAllGather(ptr(in), ptr(out), count(in), nccl_type(in.type.dtype, "all_gather"),
-                             comm_, native_.stream);
-    });
-  }
-
-  void reduce_scatter(const Array& in, const Array& out, CollectiveOp op) override {
-    check_arrays("reduce_scatter", in, out, size_, 1);
-    if (in.type.dtype == DType::Bool) throw Error("collectives: reduce_scatter of a bool tensor");
-    submit("reduce_scatter", [&](const Nccl& n) {
-      return n.ncclReduceScatter(ptr(in), ptr(out), count(out),
-                                 nccl_type(in.type.dtype, "reduce_scatter"), nccl_op(op), comm_,
-                                 native_.stream);
-    });
-  }
+  void watch(const char* what) override { watch_from_here(what); }
 
  private:
   struct Pending {
@@ -170,12 +171,15 @@ class NcclCommunicator final : public Communicator {
     }
   }
 
+  // `captured`: into a graph being captured, whose launch is watched instead (an event recorded
+  // on a capturing stream cannot be waited for).
   template <class F>
-  void submit(const char* what, F&& call) {
+  void submit(const char* what, bool captured, F&& call) {
     const Nccl& n = require_nccl();
     if (failed_.load()) throw Error(absl::StrCat("collectives: ", what, ": the group has failed"));
     make_current(native_);
     check_nccl(call(n), absl::StrCat(what, " (rank ", rank_, " of ", size_, ")"));
+    if (captured) return;
     // Inside a group NCCL enqueues at the group's end: the watchdog's event follows it there.
     if (t_group_depth > 0) {
       t_after_group.push_back([this, what] { watch_from_here(what); });

@@ -260,6 +260,13 @@ std::vector<RuleCase> rule_cases() {
                      ValueId x = input(b, s, f32({2, 4}));
                      return {b.sort(x, 1, true, false), {x}};
                    }});
+  for (CollectiveKind kind :
+       {CollectiveKind::AllReduce, CollectiveKind::AllGather, CollectiveKind::ReduceScatter}) {
+    cases.push_back({collective_name(kind), [=](Builder& b, int& s) -> P {
+                       ValueId x = input(b, s, f32({4, 3}));
+                       return {b.collective(x, {kind, CollectiveReduce::Sum, 0, 1, 2}), {x}};
+                     }});
+  }
   return cases;
 }
 
@@ -293,6 +300,36 @@ TEST(VjpRules, EveryDifferentiablePrimitiveGivesGradientsOfItsInputsTypes) {
           << "input " << k << ": " << g.type(grads[k]).to_string() << " for "
           << g.type(wrt[k]).to_string();
     }
+  }
+}
+
+// A collective's gradient is the transposed collective: all-reduce to all-reduce (sum and
+// mean), all-gather to a sum reduce-scatter and back; a broadcast or a max has no rule.
+TEST(VjpRules, CollectivesTransposeToCollectives) {
+  Graph g;
+  Builder b(g);
+  ValueId x = b.input(0, f32({4, 3}));
+  auto grad_node = [&](CollectiveAttrs a) {
+    ValueId y = b.collective(x, a);
+    ValueId seed = b.full(g.type(y).shape, DType::F32, Scalar::from_double(1));
+    ValueId dx = reverse_mode(g, y, seed, {x})[0];
+    EXPECT_EQ(g.node(dx).op, OpKind::Collective) << print_node(g, dx);
+    return g.node(dx).get<CollectiveAttrs>();
+  };
+  CollectiveAttrs mean = grad_node({CollectiveKind::AllReduce, CollectiveReduce::Mean, 0, 7, 2});
+  EXPECT_EQ(mean.kind, CollectiveKind::AllReduce);
+  EXPECT_EQ(mean.reduce, CollectiveReduce::Mean);
+  EXPECT_EQ(mean.communicator, 7);
+  EXPECT_EQ(grad_node({CollectiveKind::AllGather, CollectiveReduce::Sum, 0, 7, 2}).kind,
+            CollectiveKind::ReduceScatter);
+  EXPECT_EQ(grad_node({CollectiveKind::ReduceScatter, CollectiveReduce::Sum, 0, 7, 2}).kind,
+            CollectiveKind::AllGather);
+  for (CollectiveAttrs a :
+       {CollectiveAttrs{CollectiveKind::Broadcast, CollectiveReduce::Sum, 1, 7, 2},
+        CollectiveAttrs{CollectiveKind::AllReduce, CollectiveReduce::Max, 0, 7, 2}}) {
+    ValueId y = b.collective(x, a);
+    ValueId seed = b.full(g.type(y).shape, DType::F32, Scalar::from_double(1));
+    EXPECT_THROW(reverse_mode(g, y, seed, {x}), Error) << print_node(g, y);
   }
 }
 
@@ -330,8 +367,10 @@ TEST(CheckpointingPolicy, SaveAllKeepsEverythingBalancedKeepsComputeBoundOutputs
     EXPECT_TRUE(keeps_for_backward(n, Checkpointing::save_all));
     bool compute_bound =
         op == OpKind::Matmul || op == OpKind::Conv || op == OpKind::Reduce || op == OpKind::Sort;
-    EXPECT_EQ(keeps_for_backward(n, Checkpointing::balanced), op == OpKind::Input || compute_bound)
-        << "inputs cannot be recomputed; matmul, conv, reduce and sort are worth keeping";
+    bool once = op == OpKind::Input || op == OpKind::Collective;
+    EXPECT_EQ(keeps_for_backward(n, Checkpointing::balanced), once || compute_bound)
+        << "inputs and collectives cannot be recomputed; matmul, conv, reduce and sort are "
+           "worth keeping";
   }
 }
 
@@ -371,6 +410,7 @@ Graph every_op_kind() {
   ValueId img = b.input(3, f32({1, 4, 5, 5}));
   ValueId w = b.input(4, f32({6, 2, 3, 2}));
   b.conv(img, w, {{2, 1}, {1, 0}, {0, 1}, {1, 2}, 2});
+  b.collective(x, {CollectiveKind::ReduceScatter, CollectiveReduce::Mean, 0, 3, 2});
   return g;
 }
 
@@ -386,7 +426,9 @@ TEST(Replay, ReproducesEveryOpKindWithItsAttrsTypeAndLabel) {
         n.op == OpKind::Input ? b.input(n.get<InputAttrs>().slot, n.type) : b.replay(n, n.inputs);
     ASSERT_EQ(id, v);
     EXPECT_EQ(print_node(copy, id), print_node(g, v));
-    if (n.op != OpKind::Input) EXPECT_STREQ(copy.node(id).label, "user_op") << print_node(g, v);
+    if (n.op != OpKind::Input) {
+      EXPECT_STREQ(copy.node(id).label, "user_op") << print_node(g, v);
+    }
   }
   EXPECT_EQ(static_cast<int>(kinds.size()), kOpKindCount) << "a kind is missing from the graph";
   EXPECT_EQ(print_graph(copy), print_graph(g));

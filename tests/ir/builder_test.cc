@@ -120,6 +120,26 @@ TEST_F(BuilderTest, ConcatMatmulGatherScatterSort) {
   EXPECT_EQ(g.type(b.sort(a, 1, true, true, DType::I64)).dtype, DType::I64);
 }
 
+TEST_F(BuilderTest, CollectiveShapesFollowTheRanks) {
+  ValueId x = in(DType::F32, {6, 2});
+  CollectiveAttrs a{CollectiveKind::AllReduce, CollectiveReduce::Mean, 0, 1, 3};
+  EXPECT_EQ(g.type(b.collective(x, a)).shape, (Shape{6, 2}));
+  a.kind = CollectiveKind::AllGather;
+  EXPECT_EQ(g.type(b.collective(x, a)).shape, (Shape{18, 2}));
+  a.kind = CollectiveKind::ReduceScatter;
+  EXPECT_EQ(g.type(b.collective(x, a)).shape, (Shape{2, 2}));
+  a.ranks = 4;
+  EXPECT_NE(error_of([&] { b.collective(x, a); }).find("reduce_scatter: dim 0 of [6, 2]"),
+            std::string::npos);
+  a.kind = CollectiveKind::Broadcast;
+  a.root = 4;
+  EXPECT_NE(error_of([&] { b.collective(x, a); }).find("broadcast: root 4 of 4 ranks"),
+            std::string::npos);
+  a.kind = CollectiveKind::AllReduce;
+  ValueId flags = in(DType::Bool, {3});
+  EXPECT_NE(error_of([&] { b.collective(flags, a); }).find("bool"), std::string::npos);
+}
+
 TEST_F(BuilderTest, OpScopeNamesTheUserOp) {
   OpScope scope("softmax");
   ValueId x = in(DType::F32, {2, 3});

@@ -13,6 +13,7 @@
 
 #include "ir/builder.h"
 #include "jit/lower/lower.h"
+#include "kernels/collective/family.h"
 #include "kernels/conv/family.h"
 #include "kernels/matmul/operands.h"
 #include "kernels/pointwise/family.h"
@@ -37,6 +38,9 @@ TEST(Registry, EachAnchorHasOneFamilyAndEverythingElseIsPointwise) {
   ValueId img = b.input(2, {DType::F32, {1, 2, 5, 5}});
   ValueId k = b.input(3, {DType::F32, {4, 2, 3, 3}});
   ValueId conv = b.conv(img, k, {{1, 1}, {1, 1}, {1, 1}, {1, 1}, 1});
+  ValueId comm =
+      b.collective(x, {ir::CollectiveKind::AllReduce, ir::CollectiveReduce::Sum, 0, 1, 2});
+  EXPECT_EQ(&family_for(g.node(comm)), &collective_family());
   EXPECT_EQ(&family_for(g.node(mm)), &matmul_family());
   EXPECT_EQ(&family_for(g.node(conv)), &conv_family());
   EXPECT_EQ(&family_for(g.node(sum)), &row_family());
@@ -44,11 +48,11 @@ TEST(Registry, EachAnchorHasOneFamilyAndEverythingElseIsPointwise) {
   EXPECT_EQ(&family_for(g.node(x)), &pointwise_family());
   std::vector<std::string> names;
   for (const Family* f : families()) names.push_back(f->name());
-  EXPECT_EQ(names,
-            (std::vector<std::string>{"matmul", "conv", "row", "sort", "scatter", "pointwise"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"matmul", "conv", "row", "sort", "scatter",
+                                             "collective", "pointwise"}));
   for (const Family* f : families()) {
     int anchoring = f->anchors(g.node(mm)) + f->anchors(g.node(sum)) + f->anchors(g.node(neg)) +
-                    f->anchors(g.node(conv));
+                    f->anchors(g.node(conv)) + f->anchors(g.node(comm));
     EXPECT_LE(anchoring, 1) << f->name();
   }
 }
