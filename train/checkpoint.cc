@@ -15,6 +15,9 @@ std::string TrainingState::to_json() const {
   j["iteration"] = iteration;
   j["optimizer_steps"] = optimizer_steps;
   j["global_step"] = global_step;
+  j["lr"] = lr;
+  if (!scheduler.empty()) j["scheduler"] = nlohmann::json::parse(scheduler);
+  if (!plateau.empty()) j["plateau"] = nlohmann::json::parse(plateau);
   j["rng_seed"] = rng_seed;
   j["rng_offset"] = rng_offset;
   auto values = nlohmann::json::array();
@@ -33,6 +36,9 @@ TrainingState TrainingState::from_json(const std::string& text, const std::strin
     s.iteration = j.at("iteration").get<int64_t>();
     s.optimizer_steps = j.at("optimizer_steps").get<int64_t>();
     s.global_step = j.at("global_step").get<int64_t>();
+    s.lr = j.value("lr", 0.0);
+    if (j.contains("scheduler")) s.scheduler = j.at("scheduler").dump();
+    if (j.contains("plateau")) s.plateau = j.at("plateau").dump();
     s.rng_seed = j.at("rng_seed").get<uint64_t>();
     s.rng_offset = j.at("rng_offset").get<uint64_t>();
     for (const auto& v : j.at("epoch_values")) {

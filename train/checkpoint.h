@@ -18,8 +18,13 @@ namespace ember::train {
 struct TrainingState {
   int64_t epoch = 0;            // the epoch the checkpoint belongs to
   int64_t iteration = 0;        // steps of `epoch` done when stopped inside it; 0: epoch complete
-  int64_t optimizer_steps = 0;  // the scheduler is replayed this far on resume
+  int64_t optimizer_steps = 0;  // optimizer steps since the start
   int64_t global_step = 0;      // training steps since the start
+  double lr = 0;                // the rate of the last optimizer step
+  // Where the scheduler and the plateau rule are (their state(), JSON text), restored on resume.
+  // Empty in checkpoints written before they were saved: the scheduler is then replayed
+  // optimizer_steps far.
+  std::string scheduler, plateau;
   uint64_t rng_seed = 0, rng_offset = 0;
   // Every epoch value measured so far: (metric, split, epoch, value).
   std::vector<std::tuple<std::string, Split, int64_t, double>> epoch_values;

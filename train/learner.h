@@ -34,6 +34,7 @@
 #include "optim/grads_accumulator.h"
 #include "optim/optimizer.h"
 #include "optim/scheduler/constant.h"
+#include "optim/scheduler/reduce_on_plateau.h"
 #include "train/checkpoint.h"
 #include "train/device_strategy.h"
 #include "train/early_stopping.h"
@@ -68,6 +69,15 @@ struct FitResult {
   std::string report_path;  // empty when no report was written
 };
 
+// Lowers the learning rate when an epoch metric stalls (LearnerBuilder::reduce_lr_on_plateau):
+// each optimizer step uses the scheduler's rate times rule.lr() / initial.
+struct LrPlateau {
+  optim::ReduceLrOnPlateau rule;
+  std::string metric;
+  Split split;
+  double initial;  // rule.lr() when it was given
+};
+
 template <nn::Module M, class Rule>
 class Learner {
  public:
@@ -78,6 +88,7 @@ class Learner {
     M model;
     Optim optimizer;
     std::unique_ptr<optim::LrScheduler> scheduler;
+    std::optional<LrPlateau> plateau;
     std::vector<std::unique_ptr<Metric>> train_metrics, valid_metrics;
     std::shared_ptr<Checkpointer<M, Optim>> checkpointer;
     std::shared_ptr<EarlyStoppingStrategy> early_stopping;
@@ -107,6 +118,11 @@ class Learner {
   template <class Loader>
   void valid_epoch(Loader& loader, int64_t epoch);
   void save_checkpoint(int64_t epoch, int64_t iteration);
+  // The plateau rule's look at the epoch's value of its metric.
+  void step_plateau(int64_t epoch);
+  double plateau_scale() const {
+    return p_.plateau ? p_.plateau->rule.lr() / p_.plateau->initial : 1.0;
+  }
   void finish();
   bool stop_requested() const {
     return p_.interrupter.should_stop() || p_.renderer->stop_requested();

@@ -66,6 +66,20 @@ class LearnerBuilder {
   LearnerBuilder& devices(std::shared_ptr<DeviceStrategy> strategy) {
     return set(strategy_, std::move(strategy));
   }
+  // After each epoch `rule` looks at `metric`'s value on `split` and may lower the rate: every
+  // step then uses the scheduler's rate times rule.lr() / its initial rate (PyTorch's
+  // ReduceLROnPlateau beside another scheduler). Its position is saved in checkpoints.
+  LearnerBuilder& reduce_lr_on_plateau(optim::ReduceLrOnPlateau rule, std::string metric,
+                                       Split split = Split::Valid) {
+    const double initial = rule.lr();
+    if (!(initial > 0)) {
+      throw Error(
+          "LearnerBuilder::reduce_lr_on_plateau: the rule's initial rate must be > 0, got " +
+          std::to_string(initial));
+    }
+    plateau_.emplace(LrPlateau{std::move(rule), std::move(metric), split, initial});
+    return *this;
+  }
   // Ctrl-C stops at the next step with a checkpoint instead of ending the program.
   LearnerBuilder& stop_on_ctrl_c() { return set(ctrl_c_, true); }
 
@@ -80,10 +94,11 @@ class LearnerBuilder {
     }
     if (!renderer_) renderer_ = default_renderer();
     if (ctrl_c_) interrupter_.install_sigint_handler();
-    return Learner<M, Rule>(Parts{
-        std::move(config_), std::move(model), std::move(optimizer), scheduler.clone(),
-        std::move(train_metrics_), std::move(valid_metrics_), std::move(checkpointer_),
-        std::move(early_stopping_), interrupter_, std::move(renderer_), std::move(strategy_)});
+    return Learner<M, Rule>(Parts{std::move(config_), std::move(model), std::move(optimizer),
+                                  scheduler.clone(), std::move(plateau_), std::move(train_metrics_),
+                                  std::move(valid_metrics_), std::move(checkpointer_),
+                                  std::move(early_stopping_), interrupter_, std::move(renderer_),
+                                  std::move(strategy_)});
   }
 
  private:
@@ -100,6 +115,7 @@ class LearnerBuilder {
   Interrupter interrupter_;
   std::unique_ptr<Renderer> renderer_;
   std::shared_ptr<DeviceStrategy> strategy_;
+  std::optional<LrPlateau> plateau_;
   bool ctrl_c_ = false;
 };
 

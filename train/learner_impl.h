@@ -1,7 +1,10 @@
 #pragma once
 // The Learner's template members (included by learner.h).
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <nlohmann/json.hpp>
+#include <sstream>
 
 namespace ember::train {
 
@@ -78,7 +81,36 @@ void Learner<M, Rule>::start() {
       event_logger_ = std::make_unique<EventMetricLogger>(c.artifact_dir + "/tensorboard");
     }
   }
+  if (p_.plateau) {
+    const MetricSet& set = p_.plateau->split == Split::Train ? train_metrics_ : valid_metrics_;
+    bool found = false;
+    for (const auto& m : set.metrics()) found = found || m->name() == p_.plateau->metric;
+    if (!found) {
+      throw Error("Learner: reduce_lr_on_plateau watches '" + p_.plateau->metric + "' on " +
+                  split_name(p_.plateau->split) + ", which is not among the " +
+                  split_name(p_.plateau->split) + " metrics");
+    }
+  }
   if (c.resume_epoch) resume(*c.resume_epoch);
+}
+
+template <nn::Module M, class Rule>
+void Learner<M, Rule>::step_plateau(int64_t epoch) {
+  if (!p_.plateau) return;
+  const MetricSeries* s = history_.find(p_.plateau->metric);
+  if (s == nullptr) return;
+  const auto& values = s->epochs[static_cast<int>(p_.plateau->split)];
+  auto it =
+      std::find_if(values.begin(), values.end(), [&](const auto& v) { return v.first == epoch; });
+  if (it == values.end()) return;  // no validation this epoch
+  const double before = p_.plateau->rule.lr();
+  p_.plateau->rule.step(it->second);
+  if (p_.plateau->rule.lr() < before) {
+    std::ostringstream msg;
+    msg << p_.plateau->metric << " (" << split_name(p_.plateau->split)
+        << ") stopped improving: learning rate x" << p_.plateau->rule.lr() / before;
+    p_.renderer->message(msg.str());
+  }
 }
 
 template <nn::Module M, class Rule>
@@ -89,7 +121,14 @@ void Learner<M, Rule>::resume(int64_t epoch) {
   M model = p_.checkpointer->restore(epoch, p_.model, optimizer, state);
   p_.model = std::move(model);
   p_.optimizer = std::move(optimizer);
-  for (int64_t i = 0; i < state.optimizer_steps; ++i) lr_ = p_.scheduler->step();
+  if (!state.scheduler.empty()) {
+    p_.scheduler->load_state(nlohmann::json::parse(state.scheduler));
+    lr_ = state.lr;
+  } else {  // a checkpoint without the scheduler's position: replayed as far
+    for (int64_t i = 0; i < state.optimizer_steps; ++i) lr_ = p_.scheduler->step();
+  }
+  if (p_.plateau && !state.plateau.empty())
+    p_.plateau->rule.load_state(nlohmann::json::parse(state.plateau));
   set_random_state(state.rng_seed, state.rng_offset);
   optimizer_steps_ = state.optimizer_steps;
   global_step_ = state.global_step;
@@ -102,6 +141,8 @@ void Learner<M, Rule>::resume(int64_t epoch) {
   }
   start_epoch_ = state.iteration > 0 ? state.epoch : state.epoch + 1;
   skip_ = state.iteration;
+  if (auto* files = dynamic_cast<FileMetricLogger*>(file_logger_.get()))
+    files->resume_after(state.epoch, state.iteration);
   p_.renderer->message("resumed from the checkpoint of epoch " + std::to_string(epoch) +
                        (skip_ > 0 ? " (step " + std::to_string(skip_) + ")" : ""));
 }
@@ -114,6 +155,9 @@ void Learner<M, Rule>::save_checkpoint(int64_t epoch, int64_t iteration) {
   state.iteration = iteration;
   state.optimizer_steps = optimizer_steps_;
   state.global_step = global_step_;
+  state.lr = lr_;
+  state.scheduler = p_.scheduler->state().dump();
+  if (p_.plateau) state.plateau = p_.plateau->rule.state().dump();
   std::tie(state.rng_seed, state.rng_offset) = random_state();
   for (const auto& s : history_.all()) {
     for (int split = 0; split < 2; ++split) {
@@ -155,7 +199,7 @@ bool Learner<M, Rule>::train_epoch(Loader& loader, int64_t epoch, int64_t skip) 
     ++iteration, ++global_step_, ++train_done_, ++train_run_;
     accumulator.accumulate(output.grads);
     if (accumulator.count() == p_.config.grad_accumulation || iteration == iterations) {
-      lr_ = p_.scheduler->step();
+      lr_ = p_.scheduler->step() * plateau_scale();
       p_.model =
           p_.optimizer.step(lr_, p_.model, p_.strategy->sync(accumulator.grads(), param_order()));
       ++optimizer_steps_;
@@ -236,6 +280,7 @@ M Learner<M, Rule>::fit(std::shared_ptr<TrainLoader> train, std::shared_ptr<Vali
       break;
     }
     if (valid) valid_epoch(*valid, epoch);
+    step_plateau(epoch);
     result_.epochs_completed = epoch;
     save_checkpoint(epoch, 0);
     if (p_.early_stopping && p_.early_stopping->should_stop(epoch, history_)) {

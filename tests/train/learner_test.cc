@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "optim/optim.h"
@@ -285,6 +286,112 @@ TEST(Learner, EarlyStoppingWhenTheMetricStopsImproving) {
   h.add_epoch(Split::Valid, metric, 3, 4.92);
   EXPECT_TRUE(s.should_stop(3, h));
   EXPECT_NE(s.reason().find("since epoch 1"), std::string::npos);
+}
+
+// The epoch values of `metric` on `split`, in epoch order.
+std::vector<double> epoch_series(const MetricHistory& h, const std::string& metric, Split split) {
+  std::vector<double> out;
+  if (const MetricSeries* s = h.find(metric)) {
+    for (const auto& [e, v] : s->epochs[static_cast<int>(split)]) out.push_back(v);
+  }
+  return out;
+}
+
+RunResult plateau_run(std::shared_ptr<MemoryCheckpointer<Classifier, Optim>> checkpointer,
+                      std::optional<int64_t> resume, std::vector<double>* lrs = nullptr) {
+  // Lowest is best: 5, 4, then 4 again and again. Patience 1: the rate halves after the
+  // second epoch without improvement (epoch 4) and again after epoch 6.
+  LearnerBuilder<Classifier, optim::AdamRule> builder("");
+  builder.metric_train_numeric(LearningRateMetric())
+      .metric_valid_numeric(Scripted({5, 4, 4, 4, 4, 4, 4}))
+      .num_epochs(7)
+      .with_checkpointer(checkpointer)
+      .checkpointing(CheckpointPolicy{10})
+      .reduce_lr_on_plateau(optim::ReduceLrOnPlateau(1.0, {.factor = 0.5, .patience = 1}),
+                            "Scripted")
+      .renderer(std::make_unique<PlainRenderer>());
+  if (resume) builder.checkpoint(*resume);
+  auto learner = builder.build(testing::make_classifier(0.3), optim::AdamConfig().init(), 0.01);
+  Classifier trained = learner.fit(train_loader(), valid_loader());
+  if (lrs != nullptr) *lrs = epoch_series(learner.history(), "Learning Rate", Split::Train);
+  return {testing::parameters(trained), learner.result()};
+}
+
+TEST(Learner, ReduceLrOnPlateauLowersTheRateWhenTheMetricStalls) {
+  std::vector<double> lrs;
+  plateau_run(std::make_shared<MemoryCheckpointer<Classifier, Optim>>(), std::nullopt, &lrs);
+  const std::vector<double> want = {0.01, 0.01, 0.01, 0.01, 0.005, 0.005, 0.0025};
+  ASSERT_EQ(lrs.size(), want.size());
+  for (size_t e = 0; e < want.size(); ++e) EXPECT_NEAR(lrs[e], want[e], 1e-12) << "epoch " << e + 1;
+  // A metric the rule cannot see is refused before training.
+  using Builder = LearnerBuilder<Classifier, optim::AdamRule>;
+  auto unseen = [] {
+    Builder("")
+        .metric_valid_numeric(LossMetric())
+        .reduce_lr_on_plateau(optim::ReduceLrOnPlateau(1.0), "Accuracy")
+        .renderer(std::make_unique<PlainRenderer>())
+        .build(testing::make_classifier(0.0), optim::AdamConfig().init(), 0.01)
+        .fit(train_loader(), valid_loader());
+  };
+  EXPECT_THROW(unseen(), Error);
+}
+
+// The rule's position (best value, epochs without improvement, rate) is in the checkpoint:
+// resumed after epoch 5 (rate halved once, one bad epoch counted), the run ends where the
+// uninterrupted one does. Replaying the scheduler alone could not know it.
+TEST(Learner, ResumeRestoresTheSchedulerAndThePlateauRule) {
+  auto checkpoints = std::make_shared<MemoryCheckpointer<Classifier, Optim>>();
+  RunResult full = plateau_run(checkpoints, std::nullopt);
+  Optim unused = optim::AdamConfig().init();
+  TrainingState state;
+  checkpoints->restore(5, testing::make_classifier(0.3), unused, state);
+  EXPECT_FALSE(state.scheduler.empty());
+  EXPECT_FALSE(state.plateau.empty());
+  EXPECT_DOUBLE_EQ(state.lr, 0.005);
+  EXPECT_EQ(plateau_run(checkpoints, 5).params, full.params);
+  // Through JSON too, and a checkpoint from before these fields still loads (replayed).
+  TrainingState back = TrainingState::from_json(state.to_json(), "test");
+  EXPECT_EQ(back.scheduler, state.scheduler);
+  EXPECT_EQ(back.plateau, state.plateau);
+  EXPECT_DOUBLE_EQ(back.lr, state.lr);
+  auto old = nlohmann::json::parse(state.to_json());
+  old.erase("scheduler"), old.erase("plateau"), old.erase("lr");
+  TrainingState legacy = TrainingState::from_json(old.dump(), "old");
+  EXPECT_TRUE(legacy.scheduler.empty());
+  EXPECT_EQ(legacy.optimizer_steps, state.optimizer_steps);
+}
+
+// A run resumed from epoch 1 of a finished 3-epoch run in the same directory logs each read
+// and each epoch value once: what the first run logged after its checkpoint is replaced.
+TEST(Learner, ResumedRunsDoNotLogTwice) {
+  const auto dir = fresh_dir("relog");
+  auto checkpoints = std::make_shared<MemoryCheckpointer<Classifier, Optim>>();
+  auto run = [&](std::optional<int64_t> resume) {
+    LearnerBuilder<Classifier, optim::AdamRule> builder(dir.string());
+    builder.metric_train_numeric(LossMetric())
+        .metric_valid_numeric(LossMetric())
+        .num_epochs(3)
+        .log_interval(1)
+        .with_checkpointer(checkpoints)
+        .checkpointing(CheckpointPolicy{10})
+        .tensorboard(false)
+        .report(false)
+        .renderer(std::make_unique<PlainRenderer>());
+    if (resume) builder.checkpoint(*resume);
+    builder.build(testing::make_classifier(0.3), optim::AdamConfig().init(), 0.01)
+        .fit(train_loader(), valid_loader());
+  };
+  run(std::nullopt);
+  const auto first = epoch_values(dir / "train" / "epochs.csv");
+  run(1);
+  const auto again = epoch_values(dir / "train" / "epochs.csv");
+  EXPECT_EQ(again, first) << "the same trajectory, each epoch value once";
+  EXPECT_EQ(csv_lines(dir / "train" / "epochs.csv").size(), 3u);
+  EXPECT_EQ(csv_lines(dir / "valid" / "epochs.csv").size(), 3u);
+  const auto reads = csv_lines(dir / "train" / "epoch-2" / "Loss.log");
+  ASSERT_EQ(reads.size(), 4u);  // 4 steps, each read once
+  for (size_t i = 0; i < reads.size(); ++i) EXPECT_EQ(reads[i].first, std::to_string(i + 1));
+  EXPECT_FALSE(std::filesystem::exists(dir / "train" / "epochs.csv.tmp"));
 }
 
 TEST(Learner, CheckpointPolicyKeepsTheLastAndTheBest) {
