@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -13,9 +14,12 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <map>
 #include <mutex>
+#include <thread>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "ir/error.h"
 #include "jit/codegen/cuda_source.h"
@@ -87,7 +91,9 @@ void write_entry(const fs::path& path, const XXH128_hash_t& key, const std::vect
   fs::create_directories(path.parent_path(), ec);
   if (ec) return;  // an unwritable cache only costs recompiles
   fs::path tmp = path;
-  tmp += absl::StrCat(".tmp", getpid());
+  // Per process and thread: several threads compile at once (get_kernels).
+  tmp +=
+      absl::StrCat(".tmp", getpid(), "_", std::hash<std::thread::id>{}(std::this_thread::get_id()));
   {
     std::ofstream out(tmp, std::ios::binary);
     uint32_t header[3] = {kMagic, kCacheFormat, static_cast<uint32_t>(bytes.size())};
@@ -106,8 +112,12 @@ void write_entry(const fs::path& path, const XXH128_hash_t& key, const std::vect
 }
 
 struct MemoryCache {
+  using Key = std::pair<const runtime::Backend*, uint64_t>;
   std::mutex mutex;
-  std::map<std::pair<const runtime::Backend*, uint64_t>, std::shared_ptr<runtime::Kernel>> kernels;
+  std::map<Key, std::shared_ptr<runtime::Kernel>> kernels;
+  // Kernels being compiled by some thread now: another thread asking for one waits for it
+  // instead of compiling it again (get_kernels compiles a plan's kernels at once).
+  std::map<Key, std::shared_future<std::shared_ptr<runtime::Kernel>>> compiling;
 };
 
 MemoryCache& memory_cache() {
@@ -229,6 +239,12 @@ void dump_binary(const std::string& name, const std::string& hash, const std::st
 
 }  // namespace
 
+namespace {
+std::shared_ptr<runtime::Kernel> compile_and_load(const KernelDesc& desc, runtime::Backend& backend,
+                                                  const std::string& source,
+                                                  const std::string& key_text, uint64_t h);
+}  // namespace
+
 std::shared_ptr<runtime::Kernel> get_kernel(const KernelDesc& desc, runtime::Backend& backend) {
   if (desc.host) return nullptr;  // the backend's own work (a collective): nothing to compile
   bool cuda = backend.kind() == runtime::DeviceKind::Cuda;
@@ -241,13 +257,48 @@ std::shared_ptr<runtime::Kernel> get_kernel(const KernelDesc& desc, runtime::Bac
       absl::StrCat(source, "\n//", compiler, "/", backend.name(), "/wg", desc.workgroup_size);
   uint64_t h = XXH3_64bits(key_text.data(), key_text.size());
   auto& mc = memory_cache();
+  const MemoryCache::Key mkey{&backend, h};
+  std::promise<std::shared_ptr<runtime::Kernel>> promise;
   {
-    std::lock_guard lock(mc.mutex);
-    if (auto it = mc.kernels.find({&backend, h}); it != mc.kernels.end()) {
+    std::unique_lock lock(mc.mutex);
+    if (auto it = mc.kernels.find(mkey); it != mc.kernels.end()) {
       counters().cache_hits.fetch_add(1, std::memory_order_relaxed);
       return it->second;
     }
+    if (auto it = mc.compiling.find(mkey); it != mc.compiling.end()) {
+      auto pending = it->second;
+      lock.unlock();
+      counters().cache_hits.fetch_add(1, std::memory_order_relaxed);
+      return pending.get();  // the compiling thread's kernel, or its error
+    }
+    mc.compiling.emplace(mkey, promise.get_future().share());
   }
+  try {
+    std::shared_ptr<runtime::Kernel> kernel = compile_and_load(desc, backend, source, key_text, h);
+    {
+      std::lock_guard lock(mc.mutex);
+      mc.kernels[mkey] = kernel;
+      mc.compiling.erase(mkey);
+    }
+    promise.set_value(kernel);
+    return kernel;
+  } catch (...) {
+    {
+      std::lock_guard lock(mc.mutex);
+      mc.compiling.erase(mkey);
+    }
+    promise.set_exception(std::current_exception());
+    throw;
+  }
+}
+
+namespace {
+
+// get_kernel's work past the memory cache: the disk cache, else the compiler, then the backend.
+std::shared_ptr<runtime::Kernel> compile_and_load(const KernelDesc& desc, runtime::Backend& backend,
+                                                  const std::string& source,
+                                                  const std::string& key_text, uint64_t h) {
+  const bool cuda = backend.kind() == runtime::DeviceKind::Cuda;
   std::string file = absl::StrCat(desc.name, "_", hex(h));
   if (dump_enabled("kernels")) dump("kernels", file + (cuda ? ".cu" : ".comp"), source);
   fs::path entry = fs::path(cache_dir()) / (cuda ? "cubin" : "spirv") / (hex(h) + ".bin");
@@ -299,9 +350,57 @@ std::shared_ptr<runtime::Kernel> get_kernel(const KernelDesc& desc, runtime::Bac
     kernel = backend.load_kernel(kernel_binary(desc, source, compile_and_store(), cuda));
   }
   if (dump_enabled("binary")) dump_binary(desc.name, hex(h), source, backend, cuda);
-  std::lock_guard lock(mc.mutex);
-  mc.kernels[{&backend, h}] = kernel;
   return kernel;
+}
+
+}  // namespace
+
+namespace {
+
+// EMBER_COMPILE_THREADS: threads compiling a plan's kernels at once (1: one after another).
+int compile_threads() {
+  static const int n = [] {
+    const char* env = std::getenv("EMBER_COMPILE_THREADS");
+    int v = 0;
+    if (env != nullptr && absl::SimpleAtoi(env, &v) && v >= 1) return v;
+    return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  }();
+  return n;
+}
+
+}  // namespace
+
+std::vector<std::shared_ptr<runtime::Kernel>> get_kernels(const std::vector<KernelDesc>& descs,
+                                                          runtime::Backend& backend) {
+  const int n = static_cast<int>(descs.size());
+  std::vector<std::shared_ptr<runtime::Kernel>> out(descs.size());
+  int compiling = 0;
+  for (const KernelDesc& d : descs) compiling += d.host ? 0 : 1;
+  const int threads = std::min(compile_threads(), compiling);
+  if (threads <= 1) {
+    for (int i = 0; i < n; ++i) out[i] = get_kernel(descs[i], backend);
+    return out;
+  }
+  std::atomic<int> next{0};
+  std::vector<std::exception_ptr> errors(descs.size());
+  auto work = [&] {
+    for (int i = next++; i < n; i = next++) {
+      try {
+        out[i] = get_kernel(descs[i], backend);
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+    }
+  };
+  {
+    std::vector<std::jthread> pool;
+    for (int t = 1; t < threads; ++t) pool.emplace_back(work);
+    work();
+  }
+  for (const std::exception_ptr& e : errors) {
+    if (e) std::rethrow_exception(e);
+  }
+  return out;
 }
 
 }  // namespace ember::jit

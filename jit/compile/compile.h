@@ -16,6 +16,12 @@ std::vector<uint32_t> compile_glsl(const std::string& source, const std::string&
 // The loaded kernel for `desc` on `backend`: from memory, from the disk cache (verified), or
 // rendered and compiled now. Dumps kernels/binaries when EMBER_DUMP asks.
 std::shared_ptr<runtime::Kernel> get_kernel(const KernelDesc& desc, runtime::Backend& backend);
+// get_kernel for every description of a plan, in order, compiled on several threads
+// (EMBER_COMPILE_THREADS, default the number of cores): a first step's dozens of NVRTC or
+// pipeline compiles take the time of the longest few instead of their sum. The first error
+// (in description order) is rethrown once every thread has stopped.
+std::vector<std::shared_ptr<runtime::Kernel>> get_kernels(const std::vector<KernelDesc>& descs,
+                                                          runtime::Backend& backend);
 
 std::string cache_dir();
 // Forgets the kernels loaded in this process (tests of the disk cache).

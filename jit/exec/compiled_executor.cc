@@ -162,7 +162,7 @@ std::vector<Outcome> execute_planned(const ir::Graph& g, const std::vector<ir::V
     if (backend.kind() == runtime::DeviceKind::Cpu) {
       compiled->kernels = get_cpu_kernels(descs, backend);  // one library for the plan
     } else {
-      for (const KernelDesc& d : descs) compiled->kernels.push_back(get_kernel(d, backend));
+      compiled->kernels = get_kernels(descs, backend);
     }
     dump_plan(g, outputs, plan, descs);
     cache.add_compiled(key, compiled);
