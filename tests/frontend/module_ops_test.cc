@@ -125,6 +125,8 @@ TEST(ModuleConv, Conv1dMatchesLoops) {
   // Outputs at least 8 wide with short reductions: the CPU's direct loop (strided, dilated).
   check_conv<3>({{2, 4, 40}, {6, 2, 3}, {2}, {1}, {3}, 2}, 4);
   check_conv<3>({{2, 3, 30}, {4, 3, 5}, {1}, {0}, {2}, 1}, 5);  // at the input's row pitch
+  // Kernels wider than the output (weight gradients' shape): unfolded by rows on the CPU.
+  check_conv<3>({{2, 3, 20}, {4, 3, 9}, {3}, {4}, {2}, 1}, 6);
 }
 
 TEST(ModuleConv, Conv2dMatchesLoops) {
@@ -139,6 +141,9 @@ TEST(ModuleConv, Conv2dMatchesLoops) {
   // Unpadded, unit-stride: rows computed at the input's pitch (dilated, grouped too).
   check_conv<4>({{2, 3, 7, 20}, {5, 3, 3, 3}, {1, 1}, {0, 0}, {1, 2}, 1}, 17);
   check_conv<4>({{3, 4, 10, 12}, {6, 2, 2, 4}, {1, 1}, {0, 0}, {3, 1}, 2}, 18);
+  // Kernels wider than the output, padded, strided, dilated, grouped: unfolded by rows.
+  check_conv<4>({{1, 2, 9, 11}, {3, 2, 5, 7}, {2, 1}, {2, 3}, {1, 2}, 1}, 19);
+  check_conv<4>({{2, 4, 8, 9}, {4, 2, 6, 8}, {1, 2}, {1, 1}, {1, 1}, 2}, 24);
 }
 
 TEST(ModuleConv, Conv3dMatchesLoops) {
