@@ -103,8 +103,12 @@ RawTensor record_collective(const RawTensor& x, const ProcessGroup& group, ir::C
   a.ranks = group.size();
   // NCCL reads contiguous memory: a computed strided view is copied first (a pending value is
   // stored contiguously by the kernel computing it).
-  if (!x.value()->array || x.value()->array->is_contiguous()) return prim::collective(x, a);
-  return prim::collective(wrap(x.device(), contiguous_array(x)), a);
+  const bool computed_strided = x.value()->array && !x.value()->array->is_contiguous();
+  RawTensor out = prim::collective(computed_strided ? wrap(x.device(), contiguous_array(x)) : x, a);
+  // Every rank runs every collective it records, in recorded order, even one whose result this
+  // rank drops (a mean only rank 0 logs): pruning it would leave the others waiting.
+  detail::Stream::of(x.device()).keep_until_flushed(out);
+  return out;
 }
 
 }  // namespace
@@ -220,6 +224,11 @@ std::vector<RawTensor> each_group(const char* op, const std::vector<RawTensor>& 
         absl::StrCat("dist::", op, ": ", xs.size(), " tensors for ", groups.size(), " groups"));
   for (size_t i = 0; i < xs.size(); ++i) check_group_device(op, xs[i], groups[i]);
   if (groups.size() == 1 && groups[0].size() == 1) return xs;
+  // Collectives recorded earlier on these devices go first: issued now, this one would overtake
+  // them on this rank only.
+  for (const ProcessGroup& g : groups) {
+    if (GroupAccess::lazy_id(g) != 0) detail::Stream::of(g.device()).flush();
+  }
   std::vector<runtime::Array> ins, outs;
   for (size_t i = 0; i < xs.size(); ++i) {
     ins.push_back(contiguous_array(xs[i]));

@@ -102,6 +102,9 @@ class ExternalWork {
   virtual void launched() const = 0;
   // What the work is besides its buffers: equal keys over equal buffers enqueue equal work.
   virtual uint64_t key() const = 0;
+  // What must live as long as a graph holding the work, captured (a collective's communicator:
+  // NCCL's captured work refers to it); not its buffers.
+  virtual std::shared_ptr<const void> owner() const { return nullptr; }
 };
 
 // One launch of a sequence handed over as a whole (Backend::launch_sequence): a kernel, or

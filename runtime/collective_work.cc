@@ -54,6 +54,7 @@ class CollectiveWork final : public ExternalWork {
   }
   void launched() const override { comm_->watch(ir::collective_name(call_.kind)); }
   uint64_t key() const override { return key_; }
+  std::shared_ptr<const void> owner() const override { return comm_; }
 
  private:
   std::shared_ptr<Communicator> comm_;

@@ -161,6 +161,11 @@ RawTensor Stream::wrap(runtime::Array array) {
       std::allocate_shared<LazyValue>(PoolAllocator<LazyValue>(), device_, std::move(array)));
 }
 
+void Stream::keep_until_flushed(const RawTensor& t) {
+  std::lock_guard lock(mutex_);
+  if (t.value()->node >= 0) side_effects_.push_back(t.value());
+}
+
 void Stream::flush() {
   std::lock_guard lock(mutex_);
   flush_locked();
@@ -224,6 +229,7 @@ void Stream::flush_locked() {
   bound_.clear();
   bound_ids_.clear();
   pending_.clear();
+  side_effects_.clear();
   scalar_nodes_used_ = scalar_nodes_next_ = 0;
 }
 

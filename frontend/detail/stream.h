@@ -66,6 +66,10 @@ class Stream {
 
   // Wraps an already computed array.
   RawTensor wrap(runtime::Array array);
+  // Has the next flush compute `t` (pending on this stream) even when no tensor refers to it
+  // any more: a collective, which every rank must run whether or not it reads the result
+  // (frontend/distributed.cc).
+  void keep_until_flushed(const RawTensor& t);
   // Computes every pending value that a live tensor still refers to.
   void flush();
   // Flushes if `t` is pending, then returns its array (throws its error if computing it failed).
@@ -95,6 +99,7 @@ class Stream {
   std::vector<std::shared_ptr<LazyValue>> bound_;  // keeps bound inputs alive
   absl::flat_hash_map<const LazyValue*, ir::ValueId> bound_ids_;
   std::vector<std::weak_ptr<LazyValue>> pending_;
+  std::vector<std::shared_ptr<LazyValue>> side_effects_;  // keep_until_flushed
   int64_t unflushed_ops_ = 0;
   // The last flush's graph and outputs.
   ir::Graph last_graph_;

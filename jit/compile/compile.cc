@@ -357,13 +357,15 @@ std::shared_ptr<runtime::Kernel> compile_and_load(const KernelDesc& desc, runtim
 
 namespace {
 
-// EMBER_COMPILE_THREADS: threads compiling a plan's kernels at once (1: one after another).
+// EMBER_COMPILE_THREADS: threads compiling a plan's kernels at once (1: one after another);
+// default the cores, at most 16.
 int compile_threads() {
   static const int n = [] {
     const char* env = std::getenv("EMBER_COMPILE_THREADS");
     int v = 0;
     if (env != nullptr && absl::SimpleAtoi(env, &v) && v >= 1) return v;
-    return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+    // At most 16 by default: each NVRTC compile holds a few hundred MB.
+    return std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, 16);
   }();
   return n;
 }

@@ -17,9 +17,9 @@ std::vector<uint32_t> compile_glsl(const std::string& source, const std::string&
 // rendered and compiled now. Dumps kernels/binaries when EMBER_DUMP asks.
 std::shared_ptr<runtime::Kernel> get_kernel(const KernelDesc& desc, runtime::Backend& backend);
 // get_kernel for every description of a plan, in order, compiled on several threads
-// (EMBER_COMPILE_THREADS, default the number of cores): a first step's dozens of NVRTC or
-// pipeline compiles take the time of the longest few instead of their sum. The first error
-// (in description order) is rethrown once every thread has stopped.
+// (EMBER_COMPILE_THREADS, default the number of cores, at most 16): a first step's dozens of NVRTC
+// or pipeline compiles take the time of the longest few instead of their sum. The first error (in
+// description order) is rethrown once every thread has stopped.
 std::vector<std::shared_ptr<runtime::Kernel>> get_kernels(const std::vector<KernelDesc>& descs,
                                                           runtime::Backend& backend);
 

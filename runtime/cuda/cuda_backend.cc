@@ -173,13 +173,22 @@ class CudaBackend final : public Backend {
     bind();
     std::lock_guard lock(mutex_);
     start_timing();
+    bool launched = false;
     try {
       graphs_.launch(key, calls, stream_);
-      return true;
+      launched = true;
     } catch (const Error& e) {
-      // A driver that cannot build or launch graphs still runs the kernels one by one.
+      // A driver that cannot build or launch graphs still runs the kernels one by one (nothing
+      // of the graph ran).
       std::fprintf(stderr, "ember: cuda: graphs disabled: %s\n", e.what());
       graphs_failed_ = true;
+    }
+    if (launched) {
+      // Outside the fallback: the graph's collectives ran; they must not be issued again.
+      for (const SequencedLaunch& s : launches) {
+        if (s.external) s.external->launched();
+      }
+      return true;
     }
     for (const KernelCall& c : calls) launch_call(*d_, c, stream_);
     return false;
@@ -267,6 +276,7 @@ class CudaBackend final : public Backend {
   // External work (a collective) in a sequence: its buffers, for the capture to order it.
   KernelCall external_call(const SequencedLaunch& s) {
     KernelCall c;
+    c.is_external = true;
     c.external = s.external;
     c.external_key = s.external->key();
     for (const Array& a : s.launch.buffers) c.buffers.push_back(ptr(a));

@@ -44,7 +44,17 @@ bool log_graphs() {
 }
 
 bool has_external(const std::vector<KernelCall>& calls) {
-  return std::any_of(calls.begin(), calls.end(), [](const KernelCall& c) { return c.external; });
+  return std::any_of(calls.begin(), calls.end(), [](const KernelCall& c) { return c.is_external; });
+}
+
+// What a kept graph remembers of its calls: everything but the external work itself.
+std::vector<KernelCall> kept(const std::vector<KernelCall>& calls) {
+  std::vector<KernelCall> out = calls;
+  for (KernelCall& c : out) {
+    if (c.external) c.owner = c.external->owner();
+    c.external.reset();
+  }
+  return out;
 }
 
 }  // namespace
@@ -71,7 +81,7 @@ std::vector<char> joins(const std::vector<KernelCall>& calls) {
   std::vector<CUdeviceptr> side;  // buffers of external work not waited for yet
   for (size_t i = 0; i < calls.size(); ++i) {
     const KernelCall& c = calls[i];
-    if (c.external) {
+    if (c.is_external) {
       side.insert(side.end(), c.buffers.begin(), c.buffers.end());
       continue;
     }
@@ -105,9 +115,6 @@ void GraphCache::launch(uint64_t key, const std::vector<KernelCall>& calls, CUst
   Entry& e = entry_for(key, calls);
   e.last_use = ++clock_;
   check(d_->cuGraphLaunch(e.exec, stream), "cuGraphLaunch");
-  for (const KernelCall& c : calls) {
-    if (c.external) c.external->launched();
-  }
 }
 
 // The kept graph launching exactly `calls`; else the least recently used one of the same length,
@@ -165,7 +172,7 @@ GraphCache::Entry GraphCache::build(const std::vector<KernelCall>& calls) {
       std::vector<CUgraphNode> deps;
       if (last_kernel != nullptr) deps.push_back(last_kernel);
       CUgraphNode node = nullptr;
-      if (c.external) {
+      if (c.is_external) {
         if (last_external != nullptr) deps.push_back(last_external);
         CUgraph child = capture_.capture(c);
         CUresult r = d_->cuGraphAddChildGraphNode(&node, e.graph, deps.data(), deps.size(), child);
@@ -186,7 +193,7 @@ GraphCache::Entry GraphCache::build(const std::vector<KernelCall>& calls) {
     destroy(e);
     throw;
   }
-  e.calls = calls;
+  e.calls = kept(calls);
   ++stats_.built;
   if (log_graphs()) {
     std::fprintf(
@@ -202,8 +209,8 @@ GraphCache::Entry GraphCache::build(const std::vector<KernelCall>& calls) {
 bool GraphCache::patchable(const Entry& e, const std::vector<KernelCall>& calls) const {
   if (e.calls.size() != calls.size()) return false;
   for (size_t i = 0; i < calls.size(); ++i) {
-    if ((e.calls[i].external == nullptr) != (calls[i].external == nullptr)) return false;
-    if (calls[i].external && e.calls[i].external_key != calls[i].external_key) return false;
+    if (e.calls[i].is_external != calls[i].is_external) return false;
+    if (calls[i].is_external && e.calls[i].external_key != calls[i].external_key) return false;
   }
   return !has_external(calls) || joins(calls) == e.joins;
 }
@@ -212,13 +219,13 @@ void GraphCache::patch(Entry& e, const std::vector<KernelCall>& calls) {
   std::vector<void*> args;
   for (size_t i = 0; i < calls.size(); ++i) {
     if (e.calls[i] == calls[i]) continue;
-    if (calls[i].external) {
+    if (calls[i].is_external) {
       // The same work over other buffers: captured again, in the node's place.
       CUgraph child = capture_.capture(calls[i]);
       CUresult r = d_->cuGraphExecChildGraphNodeSetParams(e.exec, e.nodes[i], child);
       d_->cuGraphDestroy(child);
       check(r, "cuGraphExecChildGraphNodeSetParams");
-      e.calls[i] = calls[i];
+      e.calls[i] = kept({calls[i]})[0];
       ++stats_.patched;
       continue;
     }

@@ -35,13 +35,20 @@ struct KernelCall {
   std::vector<uint32_t> params;           // the kernel's Params struct, word by word
   std::vector<CUdeviceptr> buffers;       // then one pointer argument per binding
   std::vector<TensorMapArg> tensor_maps;  // then one argument per map, by value
-  std::shared_ptr<const ExternalWork> external;
+  bool is_external = false;
   uint64_t external_key = 0;  // external->key(): what equality compares of it
+  // The work itself, while the call is being launched or captured; a kept graph's calls drop it
+  // (it holds the buffers, which would otherwise never return to the allocator, and no later
+  // step could then match the graph's pointers).
+  std::shared_ptr<const ExternalWork> external;
+  // What a kept graph's external work needs alive (external->owner()): a communicator destroyed
+  // under a graph holding NCCL's captured work hung the process at exit on 2x H100.
+  std::shared_ptr<const void> owner;
 
   bool operator==(const KernelCall& o) const {
     return function == o.function && std::equal(grid, grid + 3, o.grid) && block == o.block &&
            shared == o.shared && params == o.params && buffers == o.buffers &&
-           tensor_maps == o.tensor_maps && (external == nullptr) == (o.external == nullptr) &&
+           tensor_maps == o.tensor_maps && is_external == o.is_external &&
            external_key == o.external_key;
   }
 };
@@ -77,7 +84,8 @@ class GraphCache {
   GraphCache& operator=(const GraphCache&) = delete;
 
   // Submits `calls` to `stream` as one graph launch. Throws ember::Error when the driver
-  // refuses to build or launch the graph.
+  // refuses to build or launch the graph (nothing was launched then). The caller tells external
+  // work it was launched (ExternalWork::launched).
   void launch(uint64_t key, const std::vector<KernelCall>& calls, CUstream stream);
   const GraphStats& stats() const { return stats_; }
 

@@ -61,6 +61,30 @@ TEST(DistRanks, CollectivesOfKnownValues) {
   for (int64_t i = 0; i < part; ++i) ASSERT_EQ(scattered[i], n * (r * part + i) + rank_sum);
 }
 
+// A collective whose result only rank 0 reads still runs on every rank (it is not pruned as
+// dead), so the next collective pairs with the next one everywhere.
+TEST(DistRanks, ACollectiveNobodyReadsStillRunsOnEveryRank) {
+  NEED_RANKS();
+  const int n = g.size(), r = g.rank();
+  auto x = ramp(64, r, g.device());
+  {
+    auto first = dist::all_reduce(x, dist::ReduceOp::Sum, g);
+    if (r == 0) ASSERT_EQ(host(first.raw())[1], n * 1 + 100.0 * n * (n - 1) / 2);
+  }  // dropped unread on the other ranks
+  auto second = host(dist::all_reduce(x * 2.0, dist::ReduceOp::Sum, g).raw());
+  ASSERT_EQ(second[1], 2 * (n * 1 + 100.0 * n * (n - 1) / 2)) << "paired with another collective";
+  // The vector form issues at once: a collective recorded before it and still pending on some
+  // ranks (rank 0 alone read it) must go first on every rank.
+  auto y = x + 1.0;
+  (void)host(y.raw());
+  auto pending = dist::all_reduce(x, dist::ReduceOp::Max, g);
+  if (r == 0) ASSERT_EQ(host(pending.raw())[1], 1 + 100.0 * (n - 1));
+  auto now = dist::all_reduce(std::vector<RawTensor>{y.raw()}, dist::ReduceOp::Sum,
+                              std::vector<dist::ProcessGroup>{g});
+  ASSERT_EQ(host(pending.raw())[1], 1 + 100.0 * (n - 1));
+  ASSERT_EQ(host(now[0])[1], n * 2 + 100.0 * n * (n - 1) / 2);
+}
+
 struct Mlp {
   nn::Linear fc1, fc2, fc3;
   Tensor<2> forward(const Tensor<2>& x) const {
