@@ -9,7 +9,8 @@ namespace ember::jit {
 
 const Family& host_family();
 
-// Whether op is a view the host family reads through (its input's buffer, other strides).
+// Whether op is one the host family applies to a stored value itself when reading an operand:
+// the views (its input's buffer, other strides) and padding (a copy, made by the reference).
 bool is_host_view(ir::OpKind op);
 
 }  // namespace ember::jit
