@@ -3,12 +3,14 @@
 // a rank that died or stalls would otherwise leave the others waiting in a kernel forever, so
 // on either it aborts the communicator and ends the process with a message (as PyTorch's
 // NCCL watchdog does by default).
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
 
@@ -246,8 +248,27 @@ class NcclCommunicator final : public Communicator {
                  "ember: collectives: rank %d of %d on %s: %s; aborting the group and exiting\n",
                  rank_, size_, device_.name().c_str(), reason.c_str());
     std::fflush(nullptr);
-    require_nccl().ncclCommAbort(comm_);
+    abort_within(std::chrono::seconds(10));
     std::_Exit(EXIT_FAILURE);
+  }
+
+  // ncclCommAbort stops this rank's NCCL kernels so the process can end cleanly, but it may block
+  // on a device kept busy by a captured graph waiting for the dead peer (seen on 2x H100: the rank
+  // hung past the grace period). Exiting ends the context anyway, so the abort gets a bounded time.
+  void abort_within(std::chrono::seconds limit) {
+    auto done = std::make_shared<std::atomic<bool>>(false);
+    std::thread([comm = comm_, done] {
+      require_nccl().ncclCommAbort(comm);
+      done->store(true);
+    }).detach();
+    auto until = std::chrono::steady_clock::now() + limit;
+    while (!done->load() && std::chrono::steady_clock::now() < until)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (!done->load())
+      std::fprintf(stderr,
+                   "ember: collectives: rank %d: NCCL abort still blocked after %llds; "
+                   "exiting without it\n",
+                   rank_, static_cast<long long>(limit.count()));
   }
 
   Backend& device_;
