@@ -25,6 +25,11 @@ std::string TrainingState::to_json() const {
     values.push_back({metric, split_name(split), e, value});
   }
   j["epoch_values"] = values;
+  if (!metric_states.empty()) {
+    auto states = nlohmann::json::object();
+    for (const auto& [metric, state] : metric_states) states[metric] = state;
+    j["metric_states"] = states;
+  }
   return j.dump(2);
 }
 
@@ -45,6 +50,10 @@ TrainingState TrainingState::from_json(const std::string& text, const std::strin
       const Split split = v.at(1).get<std::string>() == "train" ? Split::Train : Split::Valid;
       const double value = v.at(3).is_null() ? std::nan("") : v.at(3).get<double>();
       s.epoch_values.emplace_back(v.at(0).get<std::string>(), split, v.at(2).get<int64_t>(), value);
+    }
+    if (j.contains("metric_states")) {
+      for (const auto& [metric, state] : j.at("metric_states").items())
+        s.metric_states.emplace_back(metric, state.get<std::vector<double>>());
     }
     return s;
   } catch (const nlohmann::json::exception& e) {

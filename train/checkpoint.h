@@ -28,6 +28,8 @@ struct TrainingState {
   uint64_t rng_seed = 0, rng_offset = 0;
   // Every epoch value measured so far: (metric, split, epoch, value).
   std::vector<std::tuple<std::string, Split, int64_t, double>> epoch_values;
+  // For a checkpoint inside an epoch: each training metric's epoch_state() by name.
+  std::vector<std::pair<std::string, std::vector<double>>> metric_states;
 
   std::string to_json() const;
   // Throws ember::Error naming `source` when the text is not a training state.

@@ -113,6 +113,7 @@ class Learner {
  private:
   void start();
   void resume(int64_t epoch);
+  void restore_metric_states(const TrainingState& state);
   template <class Loader>
   bool train_epoch(Loader& loader, int64_t epoch, int64_t skip);
   template <class Loader>

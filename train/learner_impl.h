@@ -139,12 +139,24 @@ void Learner<M, Rule>::resume(int64_t epoch) {
       }
     }
   }
+  if (state.iteration > 0) restore_metric_states(state);
   start_epoch_ = state.iteration > 0 ? state.epoch : state.epoch + 1;
   skip_ = state.iteration;
   if (auto* files = dynamic_cast<FileMetricLogger*>(file_logger_.get()))
     files->resume_after(state.epoch, state.iteration);
   p_.renderer->message("resumed from the checkpoint of epoch " + std::to_string(epoch) +
                        (skip_ > 0 ? " (step " + std::to_string(skip_) + ")" : ""));
+}
+
+// A run stopped inside an epoch goes on with that epoch's training metrics where they were, so
+// the epoch's logged value covers the steps before the stop as the uninterrupted run's does.
+template <nn::Module M, class Rule>
+void Learner<M, Rule>::restore_metric_states(const TrainingState& state) {
+  for (const auto& [name, values] : state.metric_states) {
+    for (const auto& m : train_metrics_.metrics()) {
+      if (m->name() == name) m->restore_epoch_state(values);
+    }
+  }
 }
 
 template <nn::Module M, class Rule>
@@ -164,6 +176,12 @@ void Learner<M, Rule>::save_checkpoint(int64_t epoch, int64_t iteration) {
       for (const auto& [e, value] : s.epochs[split]) {
         state.epoch_values.emplace_back(s.name, static_cast<Split>(split), e, value);
       }
+    }
+  }
+  if (iteration > 0) {
+    for (const auto& m : train_metrics_.metrics()) {
+      std::vector<double> values = m->epoch_state();
+      if (!values.empty()) state.metric_states.emplace_back(m->name(), std::move(values));
     }
   }
   p_.checkpointer->save(epoch, p_.model, p_.optimizer, state);

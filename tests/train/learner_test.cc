@@ -173,6 +173,7 @@ class StopAt : public LearningRateMetric {
 struct RunResult {
   std::vector<float> params;
   FitResult result;
+  std::map<int64_t, double> train_loss;  // epoch -> the training loss's epoch value
 };
 
 RunResult train_run(std::shared_ptr<MemoryCheckpointer<Classifier, Optim>> checkpointer,
@@ -194,7 +195,12 @@ RunResult train_run(std::shared_ptr<MemoryCheckpointer<Classifier, Optim>> check
   optim::ExponentialLrScheduler lr(0.05, 0.9);
   auto learner = builder.build(testing::make_classifier(0.3), optim::AdamConfig().init(), lr);
   Classifier trained = learner.fit(train_loader(), valid_loader());
-  return {testing::parameters(trained), learner.result()};
+  RunResult run{testing::parameters(trained), learner.result(), {}};
+  if (const MetricSeries* loss = learner.history().find("Loss")) {
+    for (const auto& [epoch, value] : loss->epochs[static_cast<int>(Split::Train)])
+      run.train_loss[epoch] = value;
+  }
+  return run;
 }
 
 TEST(Learner, ResumeAfterAnEpochContinuesTheSameTrajectory) {
@@ -230,6 +236,14 @@ TEST(Learner, StopInsideAnEpochLeavesACheckpointToResumeFrom) {
   EXPECT_FALSE(resumed.result.interrupted);
   EXPECT_EQ(resumed.result.epochs_completed, 3);
   EXPECT_EQ(resumed.params, full.params);
+  // The stopped epoch's training loss covers its steps before the stop too: the same value as
+  // the uninterrupted run's (the loss of the steps after the stop alone differs).
+  ASSERT_EQ(full.train_loss.size(), 3u);
+  ASSERT_EQ(resumed.train_loss.size(), 3u);
+  // (Up to f32 rounding: the device sums steps in f32 between reads, and the stop adds a read.)
+  for (int64_t epoch = 1; epoch <= 3; ++epoch)
+    EXPECT_NEAR(resumed.train_loss[epoch], full.train_loss[epoch], 1e-6) << "epoch " << epoch;
+  EXPECT_EQ(state.metric_states.size(), 2u);  // Loss's sums and StopAt's reads
 }
 
 TEST(Learner, GradientAccumulationResumesOnOptimizerSteps) {

@@ -179,6 +179,39 @@ TEST(Metric, MissingFieldNamesTheMetric) {
   expect_error([&] { m.update(in, {}); }, {"Accuracy", "output"});
 }
 
+TEST(Metric, EpochStatesRoundTrip) {
+  // A checkpoint inside an epoch keeps each metric's epoch state: a fresh metric given it has the
+  // same epoch value, and goes on adding to it.
+  AccuracyMetric acc;
+  once(acc, classification({0, 1, 1, 0, 1, 0}, 2, {1, 1, 0}));  // 2 of 3
+  AccuracyMetric acc_restored;
+  acc_restored.restore_epoch_state(acc.epoch_state());
+  EXPECT_NEAR(acc_restored.epoch_value(), 100.0 * 2 / 3, 1e-9);
+  once(acc_restored, classification({1, 0}, 2, {0}));  // 3 of 4 over the epoch
+  EXPECT_NEAR(acc_restored.epoch_value(), 75.0, 1e-9);
+  EXPECT_THROW(acc_restored.restore_epoch_state({1, 2, 3}), Error);
+
+  AurocMetric auroc;
+  once(auroc, classification({0, 0.1, 0, 0.4, 0, 0.35, 0, 0.8}, 2, {0, 0, 1, 1}));
+  AurocMetric auroc_restored;
+  auroc_restored.restore_epoch_state(auroc.epoch_state());
+  EXPECT_NEAR(auroc_restored.epoch_value(), 75.0, 1e-6);
+  EXPECT_THROW(auroc_restored.restore_epoch_state({0.5}), Error);
+
+  LearningRateMetric lr;
+  MetricMetadata meta;
+  meta.lr = 0.25;
+  lr.update({}, meta);
+  lr.read();
+  LearningRateMetric lr_restored;
+  lr_restored.restore_epoch_state(lr.epoch_state());
+  meta.lr = 0.75;
+  lr_restored.update({}, meta);
+  lr_restored.read();
+  EXPECT_DOUBLE_EQ(lr_restored.epoch_value(), 0.5);
+  EXPECT_THROW(lr_restored.restore_epoch_state({}), Error);
+}
+
 TEST(Metric, LearningRateAndIterationSpeed) {
   LearningRateMetric lr;
   MetricMetadata meta;

@@ -69,4 +69,21 @@ void AurocMetric::clear() {
   labels_.clear();
 }
 
+// AUROC needs every item's score: the state is the scores followed by the labels.
+std::vector<double> AurocMetric::epoch_state() const {
+  std::vector<double> state(scores_);
+  state.insert(state.end(), labels_.begin(), labels_.end());
+  return state;
+}
+
+void AurocMetric::restore_epoch_state(const std::vector<double>& state) {
+  if (state.size() % 2 != 0)
+    throw Error(name() + ": a saved epoch state must hold as many labels as scores, got " +
+                std::to_string(state.size()) + " values");
+  const auto half = state.begin() + static_cast<std::ptrdiff_t>(state.size() / 2);
+  pending_.clear();
+  scores_.assign(state.begin(), half);
+  labels_.assign(half, state.end());
+}
+
 }  // namespace ember::train

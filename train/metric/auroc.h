@@ -19,6 +19,8 @@ class AurocMetric : public Metric {
   std::optional<double> read() override;
   double epoch_value() const override;
   void clear() override;
+  std::vector<double> epoch_state() const override;
+  void restore_epoch_state(const std::vector<double>& state) override;
   Direction direction() const override { return Direction::Highest; }
   std::string unit() const override { return "%"; }
   int precision() const override { return 2; }

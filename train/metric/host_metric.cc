@@ -2,6 +2,8 @@
 
 #include <limits>
 
+#include "ir/error.h"
+
 namespace ember::train {
 
 void HostMetric::update(const MetricInput&, const MetricMetadata& meta) {
@@ -28,6 +30,17 @@ void HostMetric::clear() {
   updates_ = 0;
   sum_ = 0;
   reads_ = 0;
+}
+
+// The mean of the epoch's reads: their sum and count.
+std::vector<double> HostMetric::epoch_state() const { return {sum_, static_cast<double>(reads_)}; }
+
+void HostMetric::restore_epoch_state(const std::vector<double>& state) {
+  if (state.size() != 2 || state[1] < 0)
+    throw Error(name() + ": a saved epoch state must be a sum and a count of reads");
+  updates_ = 0;
+  sum_ = state[0];
+  reads_ = static_cast<int64_t>(state[1]);
 }
 
 std::optional<double> LearningRateMetric::sample() { return meta().lr; }

@@ -15,6 +15,8 @@ class HostMetric : public Metric {
   std::optional<double> read() override;
   double epoch_value() const override;
   void clear() override;
+  std::vector<double> epoch_state() const override;
+  void restore_epoch_state(const std::vector<double>& state) override;
 
  protected:
   // The value now; nullopt when nothing was measured since the last read.

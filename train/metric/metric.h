@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "frontend/tensor.h"
 
@@ -48,6 +49,13 @@ class Metric {
   virtual double epoch_value() const = 0;
   // Starts a new epoch.
   virtual void clear() = 0;
+  // What the epoch's value is computed from, as of the last read: a checkpoint taken inside an
+  // epoch keeps it so that the resumed run's epoch value covers the steps before the stop too.
+  // Empty for a metric with nothing to keep.
+  virtual std::vector<double> epoch_state() const { return {}; }
+  // Sets the epoch's state back from epoch_state(); throws ember::Error naming the metric when
+  // `state` cannot be its state.
+  virtual void restore_epoch_state(const std::vector<double>& state) { (void)state; }
   virtual Direction direction() const { return Direction::Lowest; }
   // Printed after the value ("%" for the rates Burn shows in percent).
   virtual std::string unit() const { return ""; }

@@ -33,6 +33,18 @@ void SumMetric::clear() {
   epoch_.clear();
 }
 
+std::vector<double> SumMetric::epoch_state() const { return epoch_; }
+
+void SumMetric::restore_epoch_state(const std::vector<double>& state) {
+  // The statistics' length is fixed per metric but only known from a first step; a checkpoint
+  // is taken after at least one read, so an empty state is only one from an empty epoch.
+  if (!epoch_.empty() && state.size() != epoch_.size())
+    throw Error(name() + ": a saved epoch state of " + std::to_string(state.size()) +
+                " sums, this metric keeps " + std::to_string(epoch_.size()));
+  pending_.reset();
+  epoch_ = state;
+}
+
 std::string format_value(const Metric& metric, double value) {
   if (std::isnan(value)) return "n/a";
   char buf[64];

@@ -16,6 +16,8 @@ class SumMetric : public Metric {
   std::optional<double> read() override;
   double epoch_value() const override;
   void clear() override;
+  std::vector<double> epoch_state() const override;
+  void restore_epoch_state(const std::vector<double>& state) override;
 
  protected:
   // The step's statistics, a fixed-length vector.
