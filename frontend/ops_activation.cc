@@ -121,7 +121,10 @@ RawTensor softmax(const RawTensor& x, int64_t dim) {
   require_float(x, "softmax");
   int d = normalize_dim(dim, x.rank(), "softmax");
   RawTensor e = un(UnaryFn::Exp, sub(x, prim::reduce(ReduceFn::Max, x, d)));
-  return div(e, prim::reduce(ReduceFn::Sum, e, d));
+  // Times the sum's reciprocal, as PyTorch's kernels do: one division per row, not per element
+  // (within 1.5 ulp of the quotient).
+  RawTensor sum = prim::reduce(ReduceFn::Sum, e, d);
+  return mul(e, div(prim::scalar_like(sum, ir::Scalar::from_double(1.0), sum.dtype()), sum));
 }
 
 RawTensor softmin(const RawTensor& x, int64_t dim) {

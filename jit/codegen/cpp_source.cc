@@ -82,10 +82,11 @@ EM_INLINE double hilo2d_(uint lo, uint hi) {
 }
 // max/min with a NaN operand winning, as reductions of vectorised loops (one partial result
 // per lane, combined at the end).
-EM_INLINE float nanmax_(float a, float b) { return (isnan(a) || isnan(b)) ? a + b : (a > b ? a : b); }
-EM_INLINE float nanmin_(float a, float b) { return (isnan(a) || isnan(b)) ? a + b : (a < b ? a : b); }
-EM_INLINE double nanmax_(double a, double b) { return (isnan(a) || isnan(b)) ? a + b : (a > b ? a : b); }
-EM_INLINE double nanmin_(double a, double b) { return (isnan(a) || isnan(b)) ? a + b : (a < b ? a : b); }
+// NaN wins: a when it is larger or NaN, else b (NaN when b is). Two compares and a blend.
+EM_INLINE float nanmax_(float a, float b) { return (a > b || isnan(a)) ? a : b; }
+EM_INLINE float nanmin_(float a, float b) { return (a < b || isnan(a)) ? a : b; }
+EM_INLINE double nanmax_(double a, double b) { return (a > b || isnan(a)) ? a : b; }
+EM_INLINE double nanmin_(double a, double b) { return (a < b || isnan(a)) ? a : b; }
 #pragma omp declare reduction(em_max : float, double : omp_out = nanmax_(omp_out, omp_in)) \
     initializer(omp_priv = -__builtin_inf())
 #pragma omp declare reduction(em_min : float, double : omp_out = nanmin_(omp_out, omp_in)) \
@@ -106,11 +107,16 @@ EM_INLINE void error_(uint* E, uint code, uint value, uint limit, uint value_hi)
 EM_INLINE float exp_f(float x) {
   float c = x >= -104.0f ? (x <= 89.0f ? x : 89.0f) : -104.0f;  // NaN: a finite bound
   float n = __builtin_rintf(c * 1.44269504088896341f);
-  float r = c - n * 0.693359375f;
-  r = r - n * -2.12194440e-4f;
+  float r = __builtin_fmaf(n, -0.693359375f, c);
+  r = __builtin_fmaf(n, 2.12194440e-4f, r);
   float z = r * r;
-  float p = ((((((1.9875691500e-4f * r + 1.3981999507e-3f) * r + 8.3334519073e-3f) * r +
-                4.1665795894e-2f) * r + 1.6666665459e-1f) * r + 5.0000001201e-1f) * z + r) + 1.0f;
+  // Horner by fused multiply-adds: half the vector operations, the same bits in every kernel.
+  float h = __builtin_fmaf(1.9875691500e-4f, r, 1.3981999507e-3f);
+  h = __builtin_fmaf(h, r, 8.3334519073e-3f);
+  h = __builtin_fmaf(h, r, 4.1665795894e-2f);
+  h = __builtin_fmaf(h, r, 1.6666665459e-1f);
+  h = __builtin_fmaf(h, r, 5.0000001201e-1f);
+  float p = __builtin_fmaf(h, z, r) + 1.0f;
   int k = int(n), k1 = k >> 1, k2 = k - k1;
   float y = p * u2f_(uint(k1 + 127) << 23) * u2f_(uint(k2 + 127) << 23);
   return isnan(x) ? x : y;
@@ -147,6 +153,7 @@ EM_INLINE float log_f(float x) {
 #define COSF cosf
 #define TANF tanf
 #define SINHF sinhf
+#define FMAF __builtin_fmaf
 #define ABSF __builtin_fabsf
 #define SQRTF __builtin_sqrtf
 #define FLOORD __builtin_floor
@@ -264,13 +271,25 @@ class Cpp final : public Dialect {
                         count, ", wg_ + 1u, nwg_); ++", var, ") { if (", var, " >= ", count,
                         ") __builtin_unreachable();");
   }
+  // Max and min with NaN winning (as the reference), in the fewest vector operations.
+  std::string nan_minmax(bool is_max, CType t, const std::string& a,
+                         const std::string& b) const override {
+    return absl::StrCat("((", a, is_max ? " > " : " < ", b, " || __builtin_isnan(", a, ")) ? ", a,
+                        " : ", b, ")");
+  }
+  // One thread per workgroup: the step is the row element, and the loop ends at the row's
+  // length (no step past it, so the loop vectorises like any other lanes loop).
+  std::string for_cached_lanes(const std::string& var, const std::string& step,
+                               const std::string& count, int) const override {
+    return absl::StrCat("for (uint ", step, " = 0u; ", step, " < ", count, "; ++", step,
+                        ") { uint ", var, " = ", step, "; {");
+  }
   // The row's accumulation vectorised: partial results per lane, combined after the loop (sums
   // in another order than one thread's, as every GPU's workgroup reduction does).
   // Only a reduction's accumulation is declared (GCC does not reorder floating-point sums on
   // its own); other loops are left to the compiler's own analysis (see for_grid). An
-  // arg-reduction's loop carries its index along and stays scalar. Loops of a fixed number of
-  // steps (short rows cached in per-thread arrays) test each step against the row's length:
-  // vectorised, their masked-off steps would read past the row's buffers, so they stay scalar.
+  // arg-reduction's loop carries its index along and stays scalar. Loops over a row cached in
+  // per-thread arrays end at the row's length too (for_cached_lanes).
   // No iteration of a grid loop writes what another reads (a pointwise kernel's output takes an
   // input's buffer only when every thread reads that input at the element it writes), so the
   // compiler may vectorise without run-time overlap checks and through index arithmetic. Not
@@ -284,7 +303,6 @@ class Cpp final : public Dialect {
   // takes remainders of or clamps (selects between) unsigned indices: those stay scalar.
   std::string lanes_prefix(const KernelDesc& k, std::span<const Stmt> loop,
                            const Stmt* after) const override {
-    if (loop.front().code > 0) return "";
     if (after == nullptr || (after->op != SOp::Reduce && after->op != SOp::ArgReduce)) return "";
     if (after->op == SOp::ArgReduce || index_math(k, loop, /*division=*/true)) return "";
     const Stmt& r = *after;
@@ -469,11 +487,18 @@ std::string cpp_entry(const KernelDesc& k, int index) {
 }
 
 std::string render_cpp(const std::vector<const KernelDesc*>& kernels) {
+  std::vector<int> all(kernels.size());
+  for (size_t i = 0; i < kernels.size(); ++i) all[i] = static_cast<int>(i);
+  return render_cpp(kernels, all);
+}
+
+std::string render_cpp(const std::vector<const KernelDesc*>& kernels,
+                       const std::vector<int>& which) {
   std::string s = kHeader;
   s += kMathStandins;
-  for (size_t i = 0; i < kernels.size(); ++i) {
+  for (int i : which) {
     if (kernels[i]->host) continue;
-    s += render(*kernels[i], Cpp(*kernels[i], static_cast<int>(i)));
+    s += render(*kernels[i], Cpp(*kernels[i], i));
   }
   return s;
 }

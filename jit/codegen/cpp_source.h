@@ -20,5 +20,9 @@ std::string cpp_entry(const KernelDesc& k, int index);
 // The translation unit of `kernels` (descriptions of host kernels, KernelDesc::host, are
 // skipped: nothing is rendered for them).
 std::string render_cpp(const std::vector<const KernelDesc*>& kernels);
+// One translation unit of the library: the kernels at the positions `which` of `kernels`
+// (entries named by those positions, as render_cpp names them).
+std::string render_cpp(const std::vector<const KernelDesc*>& kernels,
+                       const std::vector<int>& which);
 
 }  // namespace ember::jit

@@ -79,6 +79,7 @@ constexpr const char* kStandinNames = R"(
 #define COSF cosf
 #define TANF tanf
 #define SINHF sinhf
+#define FMAF fmaf
 #define ABSF fabsf
 #define SQRTF sqrtf
 #define FLOORD floor

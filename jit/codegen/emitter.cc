@@ -304,24 +304,15 @@ bool Emitter::vectorizable(ValueId v) const {
 int Emitter::load(ValueId v, Index& idx) {
   int b = binding(v, false);
   CType t = compute_type(g_.type(v).dtype);
-  if (idx.row_lane && lane_step_ >= 0) {
+  if (idx.row_lane && lane_step_ >= 0 && cache_row_loads_) {
     auto it = row_cache_.find(v);
     if (it != row_cache_.end() && it->second.filled_in != lanes_loop_) {
       return expr({XOp::ArrayLoad, t, it->second.array, 0, {lane_step_}});
     }
-    if (it == row_cache_.end()) {
-      // Declared before the first lanes loop of the row, filled by this one.
-      int array = k_.num_vars++;
-      Stmt decl{SOp::DeclArray};
-      decl.var = array;
-      decl.type = t;
-      decl.code = row_cache_steps_;
-      k_.body.insert(k_.body.begin() + static_cast<std::ptrdiff_t>(row_scope_pos_), decl);
-      it = row_cache_.emplace(v, CachedRow{array, lanes_loop_}).first;
-    }
+    const CachedRow& row = row_array(v, t);
     int x = expr({XOp::Load, t, b, 0, {element_index(v, idx)}});
     Stmt st{SOp::ArrayStore, x};
-    st.var = it->second.array;
+    st.var = row.array;
     st.index = lane_step_;
     push_stmt(st);
     return x;
@@ -340,6 +331,35 @@ int Emitter::load(ValueId v, Index& idx) {
   return expr({XOp::Load, t, b, 0, {i}});
 }
 
+Emitter::CachedRow& Emitter::row_array(ValueId v, CType t) {
+  auto it = row_cache_.find(v);
+  if (it != row_cache_.end()) return it->second;
+  int array = k_.num_vars++;
+  Stmt decl{SOp::DeclArray};
+  decl.var = array;
+  decl.type = t;
+  decl.code = row_cache_steps_;
+  k_.body.insert(k_.body.begin() + static_cast<std::ptrdiff_t>(row_scope_pos_), decl);
+  return row_cache_.emplace(v, CachedRow{array, lanes_loop_}).first->second;
+}
+
+// A value of cached_values_ at a row element: computed and kept by the first lanes loop that
+// needs it, read back from its array by the later ones.
+int Emitter::cached_row_value(ValueId v, Index& idx) {
+  CType t = compute_type(g_.type(v).dtype);
+  auto it = row_cache_.find(v);
+  if (it != row_cache_.end() && it->second.filled_in != lanes_loop_) {
+    return expr({XOp::ArrayLoad, t, it->second.array, 0, {lane_step_}});
+  }
+  int x = compute(v, idx);
+  const CachedRow& row = row_array(v, t);
+  Stmt st{SOp::ArrayStore, x};
+  st.var = row.array;
+  st.index = lane_step_;
+  push_stmt(st);
+  return x;
+}
+
 int Emitter::value(ValueId v, Index idx) {
   if (auto it = provided_.find(v); it != provided_.end()) return it->second;
   if (idx.dims.empty()) idx.dims.assign(idx.shape.rank(), -1);
@@ -351,7 +371,8 @@ int Emitter::value(ValueId v, Index idx) {
     if (auto m = it->find(key); m != it->end()) return m->second;
   }
   bool stored_elsewhere = stored_[v] && (g_.node(v).op == OpKind::Input || producer_[v] != kernel_);
-  int e = stored_elsewhere ? load(v, idx) : compute(v, idx);
+  bool cached = !stored_elsewhere && idx.row_lane && lane_step_ >= 0 && cached_values_.count(v);
+  int e = stored_elsewhere ? load(v, idx) : cached ? cached_row_value(v, idx) : compute(v, idx);
   if (!stored_elsewhere) computed_[v] = 1;
   memo_.back()[key] = e;
   return e;

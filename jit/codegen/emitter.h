@@ -106,7 +106,15 @@ class Emitter {
   int begin_for(SOp kind, int count, int unroll = 1);
   // Row kernels: lanes loops with `steps` fixed steps whose loads of the row are kept in
   // per-thread arrays, so the row is read from memory once however many passes use it.
-  void enable_row_cache(int steps) { row_cache_steps_ = steps; }
+  // `loads` false: only the values named by cache_row_values are kept (the CPU target, whose
+  // loads of a row come from its L1 cache anyway).
+  void enable_row_cache(int steps, bool loads = true) {
+    row_cache_steps_ = steps;
+    cache_row_loads_ = loads;
+  }
+  // Values computed per row element whose results a later lanes loop reuses (softmax's exp,
+  // computed for the sum and again for the output), kept in the row's arrays instead.
+  void cache_row_values(std::set<ir::ValueId> values) { cached_values_ = std::move(values); }
   void begin_if(int cond);
   void end();
   void store(ir::ValueId v, int index, int value);
@@ -137,7 +145,15 @@ class Emitter {
   void use_vec4(int buffer) { k_.buffers[buffer].vec4 = true; }
 
  private:
+  struct CachedRow {
+    int array;
+    int filled_in;  // lanes loop that stored it
+  };
   int load(ir::ValueId v, Index& idx);
+  // The per-thread array keeping v's row (declared before the row's first lanes loop, filled by
+  // the current one).
+  CachedRow& row_array(ir::ValueId v, CType t);
+  int cached_row_value(ir::ValueId v, Index& idx);
   int compute(ir::ValueId v, Index& idx);
   int saturating_float_to_int(int x, DType to);
   // Node v's runtime-scalar attribute `field` as parameter words of dtype t (recorded as a
@@ -167,13 +183,11 @@ class Emitter {
   std::map<std::pair<ir::ValueId, int>, int> vec_loads_;  // (value, vector index expr) -> LoadVec
   int home_linear_ = -1, home_vector_ = -1;
   int row_cache_steps_ = 0;
+  bool cache_row_loads_ = true;
+  std::set<ir::ValueId> cached_values_;
   int lane_step_ = -1;        // the current cached lanes loop's step index (an expr), or -1
   int lanes_loop_ = -1;       // which cached lanes loop we are in (counts up)
   size_t row_scope_pos_ = 0;  // where array declarations go: before the first lanes loop
-  struct CachedRow {
-    int array;
-    int filled_in;  // lanes loop that stored it
-  };
   std::map<ir::ValueId, CachedRow> row_cache_;
   std::set<ir::ValueId> read_elsewhere_;
   std::map<ir::ValueId, int> provided_;

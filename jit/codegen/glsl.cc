@@ -64,6 +64,7 @@ constexpr const char* kStandinNames = R"(
 #define COSF cos
 #define TANF tan
 #define SINHF sinh
+#define FMAF fma
 #define ABSF abs
 #define SQRTF sqrt
 #define FLOORD floor

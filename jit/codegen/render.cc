@@ -311,6 +311,9 @@ class Renderer {
                             " += ", d_.builtin(Builtin::NumWorkgroups), ") {");
       case SOp::ForLanes:
         if (s.code > 0) {
+          if (std::string own = d_.for_cached_lanes(var(s.var), var(s.var2), ref(s.expr), s.code);
+              !own.empty())
+            return own;
           // A fixed number of steps (unrolled), so per-step arrays stay in registers.
           std::string j = var(s.var2);
           return absl::StrCat(d_.unroll(), "for (uint ", j, " = 0u; ", j, " < ", s.code, "u; ++", j,

@@ -42,6 +42,13 @@ class Dialect {
   virtual std::string for_rows(const std::string& var, const std::string& count) const {
     return "";
   }
+  // The opening of a ForLanes loop of a fixed number of `steps` (a row cached in per-thread
+  // arrays indexed by `step`) over [0, count), closed with "}}"; "" for the GPU form (every step
+  // tested against count).
+  virtual std::string for_cached_lanes(const std::string& var, const std::string& step,
+                                       const std::string& count, int steps) const {
+    return "";
+  }
   // Put before a ForGrid loop: `loop` holds its statements from the loop's own to its End.
   virtual std::string grid_prefix(const KernelDesc& k, std::span<const Stmt> loop) const {
     return "";

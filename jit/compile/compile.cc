@@ -355,10 +355,6 @@ std::shared_ptr<runtime::Kernel> compile_and_load(const KernelDesc& desc, runtim
 
 }  // namespace
 
-namespace {
-
-// EMBER_COMPILE_THREADS: threads compiling a plan's kernels at once (1: one after another);
-// default the cores, at most 16.
 int compile_threads() {
   static const int n = [] {
     const char* env = std::getenv("EMBER_COMPILE_THREADS");
@@ -369,8 +365,6 @@ int compile_threads() {
   }();
   return n;
 }
-
-}  // namespace
 
 std::vector<std::shared_ptr<runtime::Kernel>> get_kernels(const std::vector<KernelDesc>& descs,
                                                           runtime::Backend& backend) {

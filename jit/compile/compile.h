@@ -22,6 +22,9 @@ std::shared_ptr<runtime::Kernel> get_kernel(const KernelDesc& desc, runtime::Bac
 // description order) is rethrown once every thread has stopped.
 std::vector<std::shared_ptr<runtime::Kernel>> get_kernels(const std::vector<KernelDesc>& descs,
                                                           runtime::Backend& backend);
+// EMBER_COMPILE_THREADS: threads compiling a plan's kernels at once (1: one after another);
+// default the cores, at most 16.
+int compile_threads();
 
 std::string cache_dir();
 // Forgets the kernels loaded in this process (tests of the disk cache).

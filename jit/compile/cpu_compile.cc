@@ -4,13 +4,16 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "ir/error.h"
 #include "jit/codegen/cpp_source.h"
 #include "jit/compile/compile.h"
@@ -71,8 +74,8 @@ bool verified(const fs::path& lib, const fs::path& stamp_path, const XXH128_hash
 
 // Compiles into a temporary name, then renames the library and its stamp into place: a reader
 // sees the old entry or the whole new one.
-void compile_entry(const std::string& source, const fs::path& lib, const fs::path& stamp_path,
-                   const XXH128_hash_t& key, const std::string& what) {
+void compile_entry(const std::vector<std::string>& source, const fs::path& lib,
+                   const fs::path& stamp_path, const XXH128_hash_t& key, const std::string& what) {
   std::error_code ec;
   fs::create_directories(lib.parent_path(), ec);
   std::string suffix = absl::StrCat(".tmp", getpid(), "_", gettid());
@@ -97,17 +100,24 @@ void compile_entry(const std::string& source, const fs::path& lib, const fs::pat
   fs::remove(tmp_stamp, ec);
 }
 
-// The loaded library of `source`: from memory, from the disk cache, or compiled now.
-void* library_for(const std::string& source, const std::string& what) {
+// The loaded library of `source` (its translation units): from memory, from the disk cache, or
+// compiled now.
+void* library_for(const std::vector<std::string>& source, const std::string& what) {
   const runtime::cpu::HostCompiler* c = runtime::cpu::host_compiler();
-  std::string key_text = absl::StrCat(source, "\n//", c->version, "/", c->flags, "/", c->machine);
+  std::string key_text = absl::StrCat(absl::StrJoin(source, "\n// next translation unit\n"), "\n//",
+                                      c->version, "/", c->flags, "/", c->machine);
   uint64_t h = XXH3_64bits(key_text.data(), key_text.size());
   std::lock_guard lock(libraries_mutex());
   if (auto it = libraries().find(h); it != libraries().end()) {
     counters().cache_hits.fetch_add(1, std::memory_order_relaxed);
     return it->second.handle;
   }
-  if (dump_enabled("kernels")) dump("kernels", absl::StrCat("cpu_", hex(h), ".cc"), source);
+  if (dump_enabled("kernels")) {
+    for (size_t i = 0; i < source.size(); ++i)
+      dump("kernels",
+           absl::StrCat("cpu_", hex(h), source.size() > 1 ? absl::StrCat("_", i) : "", ".cc"),
+           source[i]);
+  }
   const XXH128_hash_t key = XXH3_128bits_withSeed(key_text.data(), key_text.size(), 0x656d626572);
   fs::path dir = fs::path(cache_dir()) / "cpu";
   fs::path lib = dir / (hex(h) + ".so"), stamp = dir / (hex(h) + ".stamp");
@@ -119,6 +129,34 @@ void* library_for(const std::string& source, const std::string& what) {
   void* handle = runtime::cpu::open_library(lib.string());
   libraries()[h].handle = handle;
   return handle;
+}
+
+// A first step's plan holds dozens of kernels, and the compiler uses one core: the plan's
+// library is compiled as several translation units at once (EMBER_COMPILE_THREADS), the kernels
+// dealt to them by size. Small plans stay whole (each part pays the headers and a link).
+constexpr size_t kMinPartExprs = 100;
+
+std::vector<std::vector<int>> split_for_compile(const std::vector<const KernelDesc*>& all) {
+  std::vector<int> order;
+  size_t total = 0;
+  for (size_t i = 0; i < all.size(); ++i) {
+    if (all[i]->host) continue;
+    order.push_back(static_cast<int>(i));
+    total += all[i]->exprs.size();
+  }
+  const size_t parts = std::max<size_t>(
+      1, std::min({static_cast<size_t>(compile_threads()), order.size(), total / kMinPartExprs}));
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return all[a]->exprs.size() > all[b]->exprs.size(); });
+  std::vector<std::vector<int>> out(parts);
+  std::vector<size_t> load(parts, 0);
+  for (int i : order) {  // largest first into the lightest part
+    size_t p = std::min_element(load.begin(), load.end()) - load.begin();
+    out[p].push_back(i);
+    load[p] += all[i]->exprs.size();
+  }
+  for (auto& part : out) std::sort(part.begin(), part.end());
+  return out;
 }
 
 }  // namespace
@@ -142,7 +180,10 @@ std::vector<std::shared_ptr<runtime::Kernel>> get_cpu_kernels(const std::vector<
   }
   std::vector<std::shared_ptr<runtime::Kernel>> out(descs.size());
   if (what.empty()) return out;
-  void* library = library_for(render_cpp(all), "kernels " + what);
+  std::vector<std::string> sources;
+  for (const std::vector<int>& part : split_for_compile(all))
+    sources.push_back(render_cpp(all, part));
+  void* library = library_for(sources, "kernels " + what);
   for (size_t i = 0; i < descs.size(); ++i) {
     if (descs[i].host) continue;
     runtime::KernelBinary bin;

@@ -1,6 +1,7 @@
 #include "kernels/row/family.h"
 
 #include <limits>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "kernels/row/split_reductions.h"
@@ -17,6 +18,10 @@ using ir::ValueId;
 // Rows up to this many elements per thread are kept in registers across a row kernel's passes
 // (read from memory once); 16 x 256 threads covers rows of 4096, the common hidden sizes.
 constexpr int kRowCacheSteps = 16;
+// The CPU target (a workgroup of one thread) keeps rows up to this long in arrays on the stack
+// (32 KiB each in f32, within L1 and L2): not its loads, which its caches serve, but values a
+// later pass would compute again (see cached_values).
+constexpr int kCpuRowCacheSteps = 8192;
 
 }  // namespace
 
@@ -24,7 +29,7 @@ int row_cache_steps(int64_t row_length, int workgroup) {
   // Rounded up to a power of two so that nearby lengths share a kernel.
   int steps = 1;
   while (static_cast<int64_t>(steps) * workgroup < row_length) steps *= 2;
-  return steps <= kRowCacheSteps ? steps : 0;
+  return steps <= (workgroup == 1 ? kCpuRowCacheSteps : kRowCacheSteps) ? steps : 0;
 }
 
 namespace {
@@ -86,11 +91,31 @@ int combine(Emitter& e, ReduceFn fn, int acc, int x) {
   }
 }
 
+// The reductions' inputs that something besides a reduction uses: the values a later pass of
+// the row would compute again (softmax's exp(x - max), summed, then divided by the sum).
+std::set<ValueId> reused_reduction_inputs(const ir::Graph& g, const KernelPlan& kp) {
+  std::set<ValueId> inputs, reused;
+  for (ValueId r : kp.reductions) {
+    ValueId in = g.node(r).inputs[0];
+    if (g.node(in).op != ir::OpKind::Input) inputs.insert(in);
+  }
+  for (const ir::Node& n : g.nodes()) {
+    if (n.op == ir::OpKind::Reduce) continue;
+    for (ValueId i : n.inputs)
+      if (inputs.count(i)) reused.insert(i);
+  }
+  for (ValueId o : kp.outputs)
+    if (inputs.count(o)) reused.insert(o);
+  return reused;
+}
+
 void lower_row(const ir::Graph& g, Emitter& e, const KernelPlan& kp, KernelGeometry& out) {
   Shape reduced = kp.shape;
   reduced[kp.axis] = 1;
-  int steps = row_cache_steps(kp.shape[kp.axis], static_cast<int>(e.desc().workgroup_size));
-  if (steps > 0) e.enable_row_cache(steps);
+  const int workgroup = static_cast<int>(e.desc().workgroup_size);
+  int steps = row_cache_steps(kp.shape[kp.axis], workgroup);
+  if (steps > 0) e.enable_row_cache(steps, /*loads=*/workgroup > 1);
+  if (steps > 0 && workgroup == 1) e.cache_row_values(reused_reduction_inputs(g, kp));
   int rows = e.numel_param(reduced, "rows");
   int len = e.size_param(kp.shape, kp.axis, "row");
   int row = e.begin_for(SOp::ForRows, rows);

@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "ir/error.h"
@@ -105,6 +107,59 @@ void compile_shared_object(const std::string& source, const std::string& output,
   if (status != 0) {
     fs::remove(output, ec);
     throw Error(absl::StrCat("cpu: compiling ", what, " with ", c->path, " failed:\n", log));
+  }
+}
+
+void compile_shared_object(const std::vector<std::string>& sources, const std::string& output,
+                           const std::string& what) {
+  if (sources.size() == 1) return compile_shared_object(sources.front(), output, what);
+  const HostCompiler* c = host_compiler();
+  if (c == nullptr) throw Error("cpu: no C++ compiler to compile " + what);
+  const size_t n = sources.size();
+  std::vector<std::string> logs(n);
+  std::vector<int> status(n, -1);
+  std::vector<fs::path> srcs(n), objs(n);
+  {
+    std::vector<std::jthread> threads;
+    for (size_t i = 0; i < n; ++i) {
+      srcs[i] = absl::StrCat(output, ".", i, ".cc");
+      objs[i] = absl::StrCat(output, ".", i, ".o");
+      threads.emplace_back([&, i] {
+        std::ofstream out(srcs[i]);
+        out << sources[i];
+        out.close();
+        if (!out) {
+          logs[i] = "cannot write " + srcs[i].string();
+          return;
+        }
+        status[i] = run_command(
+            absl::StrCat(shell_quoted(c->path), " ", c->flags, " -c -o ",
+                         shell_quoted(objs[i].string()), " ", shell_quoted(srcs[i].string())),
+            &logs[i]);
+      });
+    }
+  }
+  std::error_code ec;
+  for (const fs::path& s : srcs) fs::remove(s, ec);
+  auto remove_objects = [&] {
+    for (const fs::path& o : objs) fs::remove(o, ec);
+  };
+  for (size_t i = 0; i < n; ++i) {
+    if (status[i] != 0) {
+      remove_objects();
+      throw Error(absl::StrCat("cpu: compiling ", what, " (part ", i + 1, " of ", n, ") with ",
+                               c->path, " failed:\n", logs[i]));
+    }
+  }
+  std::string link =
+      absl::StrCat(shell_quoted(c->path), " ", c->flags, " -o ", shell_quoted(output));
+  for (const fs::path& o : objs) absl::StrAppend(&link, " ", shell_quoted(o.string()));
+  std::string log;
+  int linked = run_command(link + " -lm", &log);
+  remove_objects();
+  if (linked != 0) {
+    fs::remove(output, ec);
+    throw Error(absl::StrCat("cpu: linking ", what, " with ", c->path, " failed:\n", log));
   }
 }
 

@@ -3,6 +3,7 @@
 // time, or $EMBER_CXX. Probed once (its --version); without a working one the CPU device runs
 // the reference executor.
 #include <string>
+#include <vector>
 
 namespace ember::runtime::cpu {
 
@@ -19,6 +20,10 @@ const HostCompiler* host_compiler(std::string* why = nullptr);
 // Compiles C++ `source` into the shared object `output`; throws ember::Error with the
 // compiler's messages (the kernel named `what`) on failure.
 void compile_shared_object(const std::string& source, const std::string& output,
+                           const std::string& what);
+// The same for a library made of several translation units: each compiled on a thread of its
+// own (the compiler is single-threaded), then linked into `output`.
+void compile_shared_object(const std::vector<std::string>& sources, const std::string& output,
                            const std::string& what);
 
 // dlopen's the shared object for as long as the process runs; the address of `symbol` in it.
