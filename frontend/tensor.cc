@@ -26,4 +26,14 @@ void throw_not_scalar(const Shape& s) {
 
 RawTensor raw_from_data(const TensorData& d, const Device& dev) { return prim::from_data(d, dev); }
 
+RawTensor raw_from_bytes(std::span<const std::byte> bytes, DType dtype, const Shape& shape,
+                         const Device& dev) {
+  const auto want = static_cast<uint64_t>(shape.numel()) * dtype_size(dtype);
+  if (bytes.size() != want) {
+    throw Error(absl::StrCat("from_bytes: ", bytes.size(), " bytes for ", dtype_name(dtype), " ",
+                             shape.to_string(), ", which takes ", want));
+  }
+  return prim::from_bytes(bytes.data(), dtype, shape, dev);
+}
+
 }  // namespace ember::detail

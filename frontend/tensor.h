@@ -25,6 +25,8 @@ namespace detail {
 [[noreturn]] void throw_wrong_kind(const char* kind, DType got, const char* where);
 [[noreturn]] void throw_not_scalar(const Shape& s);
 RawTensor raw_from_data(const TensorData& d, const Device& dev);
+RawTensor raw_from_bytes(std::span<const std::byte> bytes, DType dtype, const Shape& shape,
+                         const Device& dev);
 // Converts a fixed-size list of dims to a vector.
 template <size_t N>
 std::vector<int64_t> dims_vec(const int64_t (&dims)[N]) {
@@ -57,6 +59,18 @@ class Tensor {
     if (!K::accepts(data.dtype())) return from_data(data.convert(K::kDefault), dev);
     if (data.shape().rank() != D) detail::throw_wrong_rank(D, data.shape(), "from_data");
     return Tensor(prim_from_data(data, dev));
+  }
+  // From elements of `dtype` in row-major order at `bytes` (numel * dtype size of them), copied
+  // onto the device without a host copy first (a mapped checkpoint's tensors; LibTorch's
+  // from_blob, but copied). Throws ember::Error when the size, rank or kind does not fit.
+  static Tensor from_bytes(std::span<const std::byte> bytes, DType dtype, const Shape& shape,
+                           const Device& dev = Device::default_device()) {
+    if (shape.rank() != D) detail::throw_wrong_rank(D, shape, "from_bytes");
+    if (!K::accepts(dtype)) {
+      TensorData d(dtype, shape, std::vector<std::byte>(bytes.begin(), bytes.end()));
+      return from_data(d.convert(K::kDefault), dev);
+    }
+    return Tensor(detail::raw_from_bytes(bytes, dtype, shape, dev));
   }
   static Tensor from_data(NestedList<typename K::Elem, D> list,
                           const Device& dev = Device::default_device()) {

@@ -102,12 +102,18 @@ M load_record(const M& module, const record::Record& rec, const std::string& sou
     if (!e) return p;
     const Device device = options.device.value_or(p.device());
     const ParamId id = e->id ? ParamId::from_value(*e->id) : p.id();
+    // A tensor already in its dtype goes from the record's bytes (a mapped file) to the device
+    // in one copy; a converted one through the prefetcher's host copy.
+    auto tensor = [&]<class V>(std::type_identity<V>) {
+      if (host.direct(at)) return V::from_bytes(e->bytes(), e->dtype(), e->shape(), device);
+      return V::from_data(host.take(at), device);
+    };
     if constexpr (is_param_v<P>) {
       using V = std::decay_t<decltype(p.val())>;
-      return P(id, V::from_data(host.take(at), device), p.is_require_grad());
+      return P(id, tensor(std::type_identity<V>{}), p.is_require_grad());
     } else {
       using V = std::decay_t<decltype(p.value())>;
-      return P(id, V::from_data(host.take(at), device));
+      return P(id, tensor(std::type_identity<V>{}));
     }
   });
 }

@@ -8,7 +8,7 @@ Prefetcher::Prefetcher(const std::vector<std::optional<Entry>>& entries, std::ve
 }
 
 void Prefetcher::start(size_t i) {
-  if (i >= entries_.size() || !entries_[i] || pending_[i].valid()) return;
+  if (i >= entries_.size() || !entries_[i] || pending_[i].valid() || direct(i)) return;
   const Entry* e = &*entries_[i];
   const DType dtype = dtypes_[i];
   pending_[i] = std::async(std::launch::async, [e, dtype] { return e->to_data(dtype); });
@@ -16,10 +16,11 @@ void Prefetcher::start(size_t i) {
 
 TensorData Prefetcher::take(size_t i) {
   if (i >= entries_.size() || !entries_[i]) throw Error("record: Prefetcher: no entry to take");
+  if (direct(i)) return entries_[i]->to_data();
   start(i);
   // The next present entry starts while this one is handed over.
   for (size_t j = i + 1; j < entries_.size(); ++j) {
-    if (entries_[j]) {
+    if (entries_[j] && !direct(j)) {
       start(j);
       break;
     }

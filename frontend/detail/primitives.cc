@@ -59,6 +59,11 @@ RawTensor from_data(const TensorData& data, const Device& device) {
   return s.wrap(detail::backend_for(device).upload(t, data.bytes().data()));
 }
 
+RawTensor from_bytes(const void* data, DType dtype, const Shape& shape, const Device& device) {
+  Stream& s = Stream::of(device);
+  return s.wrap(detail::backend_for(device).upload(TensorType{dtype, shape}, data));
+}
+
 RawTensor unary(ir::UnaryFn fn, const RawTensor& x) {
   return on({&x}, [&](Builder& b, auto&& bind) { return b.unary(fn, bind(x)); });
 }

@@ -13,6 +13,8 @@ RawTensor iota(const Shape& shape, DType dtype, int axis, const Device& device);
 RawTensor random(const Shape& shape, DType dtype, ir::RandomDist dist, double a, double b,
                  const Device& device);
 RawTensor from_data(const TensorData& data, const Device& device);
+// `data` holds numel * dtype size bytes (checked by the caller).
+RawTensor from_bytes(const void* data, DType dtype, const Shape& shape, const Device& device);
 
 RawTensor unary(ir::UnaryFn fn, const RawTensor& x);
 RawTensor binary(ir::BinaryFn fn, const RawTensor& a, const RawTensor& b);

@@ -20,7 +20,7 @@ class CpuBackend final : public Backend {
   Array allocate(const TensorType& type) override { return cpu::allocate(type); }
 
   Array upload(const TensorType& type, const void* data) override {
-    Array a = cpu::allocate(type);
+    Array a = cpu::allocate(type, /*filled_at_once=*/true);
     size_t bytes = static_cast<size_t>(type.shape.numel()) * dtype_size(type.dtype);
     if (bytes > 0) std::memcpy(raw_ptr(a), data, bytes);  // empty data may be a null pointer
     return a;

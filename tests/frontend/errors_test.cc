@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "tests/frontend/test_util.h"
@@ -46,6 +47,21 @@ TEST(Errors, AddShapesDoNotBroadcast) {
   auto b = mat(3, 2);
   expect_error([&] { auto c = a + b; }, {"add", "[2, 3]", "[3, 2]", "do not broadcast"});
   expect_tensor(a + 1.0, Shape{2, 3}, {1, 2, 3, 4, 5, 6});
+  w.check();
+}
+
+TEST(Errors, FromBytesOfTheWrongSize) {
+  Witness w;
+  std::vector<float> v{1, 2, 3, 4, 5, 6};
+  auto bytes = std::as_bytes(std::span(v));
+  expect_error([&] { Tensor<2>::from_bytes(bytes.first(20), DType::F32, Shape{2, 3}); },
+               {"from_bytes", "20 bytes", "f32", "[2, 3]", "24"});
+  expect_error([&] { Tensor<2>::from_bytes(bytes, DType::F32, Shape{6}); }, {"from_bytes"});
+  // The right size uploads the values; a kind that does not take the dtype converts them.
+  expect_tensor(Tensor<2>::from_bytes(bytes, DType::F32, Shape{3, 2}, Device::cpu()), Shape{3, 2},
+                {1, 2, 3, 4, 5, 6});
+  expect_tensor(Tensor<1, Int>::from_bytes(bytes, DType::F32, Shape{6}, Device::cpu()), Shape{6},
+                {1, 2, 3, 4, 5, 6});
   w.check();
 }
 
