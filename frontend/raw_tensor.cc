@@ -17,4 +17,13 @@ TensorData RawTensor::to_data() const {
   return data;
 }
 
+std::optional<std::span<const std::byte>> RawTensor::host_bytes() const {
+  const runtime::Array& a = detail::Stream::of(device()).materialize(*this);
+  if (!a.is_contiguous()) return std::nullopt;
+  const std::byte* p = detail::backend_for(device()).host_address(a);
+  if (p == nullptr) return std::nullopt;
+  const auto n = static_cast<size_t>(a.type.shape.numel()) * dtype_size(a.type.dtype);
+  return std::span<const std::byte>(p, n);
+}
+
 }  // namespace ember

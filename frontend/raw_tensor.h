@@ -2,6 +2,8 @@
 // A rank-erased tensor handle: what Tensor<D, K> wraps. Cheap to copy (a shared reference to an
 // immutable lazy value).
 #include <memory>
+#include <optional>
+#include <span>
 
 #include "frontend/device.h"
 #include "frontend/tensor_data.h"
@@ -30,6 +32,11 @@ class RawTensor {
   bool is_materialized() const;
   // Runs pending work if needed and copies the contents to the host.
   TensorData to_data() const;
+  // Runs pending work if needed; the elements in place (row-major, densely packed) when they
+  // already lie in host memory that way (a contiguous tensor on the CPU device), valid while
+  // this tensor or a copy of it lives; nullopt elsewhere (use to_data()). A checkpoint writes
+  // them to its file without a copy.
+  std::optional<std::span<const std::byte>> host_bytes() const;
   const std::shared_ptr<detail::LazyValue>& value() const { return value_; }
   // The autodiff record of how this value was computed from tracked tensors, or null.
   const std::shared_ptr<detail::TapeNode>& tape() const { return tape_; }

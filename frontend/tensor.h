@@ -191,6 +191,8 @@ class Tensor {
   Device device() const { return t_.device(); }
   int64_t num_elements() const { return t_.shape().numel(); }
   TensorData to_data() const { return t_.to_data(); }
+  // See RawTensor::host_bytes.
+  std::optional<std::span<const std::byte>> host_bytes() const { return t_.host_bytes(); }
   TensorData into_data() const { return t_.to_data(); }
   // The single element (throws unless the tensor has exactly one).
   template <class T = typename K::Elem>

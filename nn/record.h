@@ -58,11 +58,21 @@ template <Module M>
 record::Record to_record(const M& module) {
   record::Record r;
   r.metadata["ember.module"] = M::module_name();
+  // A tensor whose elements lie in host memory (the CPU device) is written from there: the
+  // entry keeps the tensor alive instead of holding a copy.
+  auto entry = [&](const std::string& path, const auto& t, uint64_t id, record::EntryKind kind) {
+    if (auto bytes = t.host_bytes()) {
+      auto owner = std::make_shared<const RawTensor>(t.raw());
+      r.entries.emplace_back(path, t.dtype(), t.shape(), *bytes, std::move(owner), id, kind);
+    } else {
+      r.entries.emplace_back(path, t.to_data(), id, kind);
+    }
+  };
   visit(module, [&](const std::string& path, const auto& p) {
     if constexpr (is_param_v<std::decay_t<decltype(p)>>) {
-      r.entries.emplace_back(path, p.val().to_data(), p.id().value(), record::EntryKind::param);
+      entry(path, p.val(), p.id().value(), record::EntryKind::param);
     } else {
-      r.entries.emplace_back(path, p.value().to_data(), p.id().value(), record::EntryKind::buffer);
+      entry(path, p.value(), p.id().value(), record::EntryKind::buffer);
     }
   });
   return r;

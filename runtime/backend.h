@@ -2,6 +2,7 @@
 // The interface every device backend implements. The frontend never calls it directly: the jit
 // hands it the work of a flushed graph.
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -134,6 +135,9 @@ class Backend {
   virtual Array upload(const TensorType& type, const void* data) = 0;
   // Writes the array's elements densely packed, row-major, to `dst`.
   virtual void download(const Array& a, void* dst) = 0;
+  // Where the array's element 0 lies in this process's memory, for backends whose buffers are
+  // host memory (the CPU); nullptr elsewhere.
+  virtual const std::byte* host_address(const Array& a) const { return nullptr; }
   // Executes one primitive (the unfused reference path). Throws ember::Error on bad data, e.g.
   // an index out of range.
   virtual Array run_primitive(const ir::Node& node, std::span<const Array> inputs) = 0;

@@ -27,6 +27,7 @@ class CpuBackend final : public Backend {
   }
 
   void download(const Array& a, void* dst) override { copy_to_dense(a, dst); }
+  const std::byte* host_address(const Array& a) const override { return raw_ptr(a); }
 
   Array run_primitive(const ir::Node& n, std::span<const Array> in) override {
     const TensorType& t = n.type;

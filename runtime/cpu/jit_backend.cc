@@ -46,6 +46,7 @@ class CpuJitBackend final : public Backend {
     return ref_.upload(type, data);
   }
   void download(const Array& a, void* dst) override { ref_.download(a, dst); }
+  const std::byte* host_address(const Array& a) const override { return ref_.host_address(a); }
   Array run_primitive(const ir::Node& n, std::span<const Array> in) override {
     return ref_.run_primitive(n, in);
   }
