@@ -54,8 +54,11 @@ TEST(Errors, FromBytesOfTheWrongSize) {
   Witness w;
   std::vector<float> v{1, 2, 3, 4, 5, 6};
   auto bytes = std::as_bytes(std::span(v));
-  expect_error([&] { Tensor<2>::from_bytes(bytes.first(20), DType::F32, Shape{2, 3}); },
-               {"from_bytes", "20 bytes", "f32", "[2, 3]", "24"});
+  expect_error(
+      [&] {
+        Tensor<2>::from_bytes(bytes.first(20), DType::F32, Shape{2, 3});
+      },
+      {"from_bytes", "20 bytes", "f32", "[2, 3]", "24"});
   expect_error([&] { Tensor<2>::from_bytes(bytes, DType::F32, Shape{6}); }, {"from_bytes"});
   // The right size uploads the values; a kind that does not take the dtype converts them.
   expect_tensor(Tensor<2>::from_bytes(bytes, DType::F32, Shape{3, 2}, Device::cpu()), Shape{3, 2},
