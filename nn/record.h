@@ -62,7 +62,7 @@ record::Record to_record(const M& module) {
   // entry keeps the tensor alive instead of holding a copy.
   auto entry = [&](const std::string& path, const auto& t, uint64_t id, record::EntryKind kind) {
     if (auto bytes = t.host_bytes()) {
-      auto owner = std::make_shared<const RawTensor>(t.raw());
+      auto owner = std::make_shared<const RawTensor>(t.raw().detached());  // not its tape
       r.entries.emplace_back(path, t.dtype(), t.shape(), *bytes, std::move(owner), id, kind);
     } else {
       r.entries.emplace_back(path, t.to_data(), id, kind);

@@ -1,6 +1,7 @@
 #include "train/checkpoint.h"
 
 #include <cmath>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "frontend/random_state.h"
@@ -8,6 +9,22 @@
 #include "train/early_stopping.h"
 
 namespace ember::train {
+
+namespace {
+
+// A number, or "nan", "inf", "-inf" as to_json writes them; throws nlohmann's type error
+// otherwise (reported as not a training state).
+double non_finite_or_number(const nlohmann::json& v) {
+  if (v.is_string()) {
+    const std::string s = v.get<std::string>();
+    if (s == "nan") return std::nan("");
+    if (s == "inf") return std::numeric_limits<double>::infinity();
+    if (s == "-inf") return -std::numeric_limits<double>::infinity();
+  }
+  return v.get<double>();
+}
+
+}  // namespace
 
 std::string TrainingState::to_json() const {
   nlohmann::json j;
@@ -26,8 +43,19 @@ std::string TrainingState::to_json() const {
   }
   j["epoch_values"] = values;
   if (!metric_states.empty()) {
+    // JSON has no NaN or infinity (a loss that diverged): they are written as strings.
     auto states = nlohmann::json::object();
-    for (const auto& [metric, state] : metric_states) states[metric] = state;
+    for (const auto& [metric, state] : metric_states) {
+      auto values = nlohmann::json::array();
+      for (double v : state) {
+        if (std::isfinite(v)) {
+          values.push_back(v);
+        } else {
+          values.push_back(std::isnan(v) ? "nan" : v > 0 ? "inf" : "-inf");
+        }
+      }
+      states[metric] = values;
+    }
     j["metric_states"] = states;
   }
   return j.dump(2);
@@ -52,8 +80,11 @@ TrainingState TrainingState::from_json(const std::string& text, const std::strin
       s.epoch_values.emplace_back(v.at(0).get<std::string>(), split, v.at(2).get<int64_t>(), value);
     }
     if (j.contains("metric_states")) {
-      for (const auto& [metric, state] : j.at("metric_states").items())
-        s.metric_states.emplace_back(metric, state.get<std::vector<double>>());
+      for (const auto& [metric, state] : j.at("metric_states").items()) {
+        std::vector<double> values;
+        for (const auto& v : state) values.push_back(non_finite_or_number(v));
+        s.metric_states.emplace_back(metric, std::move(values));
+      }
     }
     return s;
   } catch (const nlohmann::json::exception& e) {

@@ -30,19 +30,19 @@ EM_FN float sinh_f(float x) {
   if (ABSF(x) < EM_F(0.5)) { float z = x * x; return x * (EM_F(1.0) + z / EM_F(6.0) * (EM_F(1.0) + z / EM_F(20.0) * (EM_F(1.0) + z / EM_F(42.0)))); }
   return SINHF(x);
 }
-// erf(x) = x P(x^2) / Q(x^2) for |x| < 3.85, +-1 beyond (where erf rounds to +-1 in f32; the
-// fit's last ulp there would make gelu(-20) -3e-6 instead of -0): a rational fit
-// of relative error 6.5e-8 made for Ember (scripts/fit_erf.py), within 6 ulp of erf in f32
-// (A&S 7.1.26 before: 11 ulp, and two branches that vector code computes both of). One
-// division, no exp, and Horner steps as fused multiply-adds (exact in every dialect, so the
-// bits do not depend on -ffp-contract): the CPU's vector loops run it near memory speed.
+// erf(x) = x P(x^2) / Q(x^2) for |x| < 3.92, +-1 beyond, where erf rounds to +-1 in f32 (the
+// fit's last ulp there would make gelu(-20) -3e-6 instead of -0). A rational fit of relative
+// error 6.5e-8 made for Ember (scripts/fit_erf.py), within 6 ulp of erf in f32 (A&S 7.1.26
+// before: 11 ulp, and two branches that vector code computes both of). One division, no exp,
+// Horner steps as fused multiply-adds (one rounding each on the CPU and CUDA; GLSL's fma may be
+// split unless `precise`): the CPU's vector loops run it near memory speed.
 EM_FN float erf_f(float x) {
-  float c = x >= EM_F(-3.85) ? (x <= EM_F(3.85) ? x : EM_F(3.85)) : EM_F(-3.85);
+  float c = x >= EM_F(-3.92) ? (x <= EM_F(3.92) ? x : EM_F(3.92)) : EM_F(-3.92);
   float t = c * c;
   float p = FMAF(FMAF(FMAF(FMAF(FMAF(FMAF(EM_F(1.9107960372e-08), t, EM_F(-1.9419076435e-06)), t, EM_F(1.4723811135e-04)), t, EM_F(3.9890201897e-03)), t, EM_F(5.1520335251e-02)), t, EM_F(2.0709252870e-01)), t, EM_F(1.1283790946e+00));
   float q = FMAF(FMAF(FMAF(FMAF(EM_F(1.0206985166e-03), t, EM_F(1.4955083324e-02)), t, EM_F(1.1795701179e-01)), t, EM_F(5.1686223346e-01)), t, EM_F(1.0000000000e+00));
   float y = c * p / q;
-  y = x >= EM_F(3.85) ? EM_F(1.0) : (x <= EM_F(-3.85) ? EM_F(-1.0) : y);
+  y = x >= EM_F(3.92) ? EM_F(1.0) : (x <= EM_F(-3.92) ? EM_F(-1.0) : y);
   return isnan(x) ? x : y;
 }
 // sin/cos with the argument reduced modulo 2*pi in double first: GPU sin/cos lose all accuracy

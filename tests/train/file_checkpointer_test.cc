@@ -4,8 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
+#include <map>
 
 #include "optim/optim.h"
 #include "tests/nn/test_util.h"
@@ -91,6 +94,34 @@ TEST(FileCheckpointer, CorruptCheckpointIsReportedNotLoaded) {
   expect_error([&] { files->restore(1, fresh, optimizer, state); },
                {files->state_path(1), "not a training state"});
   expect_error([&] { files->restore(7, fresh, optimizer, state); }, {"state-7.json"});
+}
+
+}  // namespace
+}  // namespace ember::train
+
+namespace ember::train {
+namespace {
+
+TEST(TrainingStateJson, NonFiniteMetricStatesRoundTrip) {
+  // A loss that diverged inside the epoch: its sums are NaN or infinite, which JSON cannot hold
+  // as numbers; the checkpoint must still load.
+  TrainingState s;
+  s.epoch = 2;
+  s.iteration = 5;
+  const double inf = std::numeric_limits<double>::infinity();
+  s.metric_states = {{"Loss", {std::nan(""), 8.0}}, {"Accuracy", {inf, -inf, 1.5}}};
+  TrainingState back = TrainingState::from_json(s.to_json(), "test");
+  ASSERT_EQ(back.metric_states.size(), 2u);
+  std::map<std::string, std::vector<double>> by_name(back.metric_states.begin(),
+                                                     back.metric_states.end());
+  EXPECT_TRUE(std::isnan(by_name["Loss"][0]));
+  EXPECT_EQ(by_name["Loss"][1], 8.0);
+  EXPECT_EQ(by_name["Accuracy"], (std::vector<double>{inf, -inf, 1.5}));
+  EXPECT_THROW(TrainingState::from_json(
+                   R"({"epoch":1,"iteration":1,"optimizer_steps":0,"global_step":1,"rng_seed":0,)"
+                   R"("rng_offset":0,"epoch_values":[],"metric_states":{"Loss":["x"]}})",
+                   "bad"),
+               Error);
 }
 
 }  // namespace

@@ -36,7 +36,7 @@ void HostMetric::clear() {
 std::vector<double> HostMetric::epoch_state() const { return {sum_, static_cast<double>(reads_)}; }
 
 void HostMetric::restore_epoch_state(const std::vector<double>& state) {
-  if (state.size() != 2 || state[1] < 0)
+  if (state.size() != 2 || !(state[1] >= 0 && state[1] < 9.0e18))
     throw Error(name() + ": a saved epoch state must be a sum and a count of reads");
   updates_ = 0;
   sum_ = state[0];
