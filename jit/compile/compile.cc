@@ -1,6 +1,7 @@
 #include "jit/compile/compile.h"
 
 #define XXH_INLINE_ALL
+#include <sched.h>
 #include <shaderc/shaderc.h>
 #include <spirv-tools/libspirv.h>
 #include <unistd.h>
@@ -360,8 +361,12 @@ int compile_threads() {
     const char* env = std::getenv("EMBER_COMPILE_THREADS");
     int v = 0;
     if (env != nullptr && absl::SimpleAtoi(env, &v) && v >= 1) return v;
-    // At most 16 by default: each NVRTC compile holds a few hundred MB.
-    return std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, 16);
+    // The cores this process may run on (a container's cpuset, not the host's count), at most
+    // 16 by default: each NVRTC compile holds a few hundred MB.
+    cpu_set_t set;
+    int cores = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : 0;
+    if (cores <= 0) cores = static_cast<int>(std::thread::hardware_concurrency());
+    return std::clamp(cores, 1, 16);
   }();
   return n;
 }
