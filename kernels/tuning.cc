@@ -21,6 +21,8 @@ bool tunes_on(const runtime::Backend& backend) {
 namespace {
 
 // Winners already read, by key: a flush must not query SQLite per kernel.
+thread_local bool g_scanning = false;
+
 std::mutex g_memo_mutex;
 std::map<std::string, std::string> g_memo;
 
@@ -54,6 +56,10 @@ void discard_winner(const std::string& key, const std::string& winner) {
 std::string tune_and_record(const std::string& key, const std::string& family,
                             const std::vector<std::string>& configs, const std::string& fallback,
                             const std::function<double(const std::string&)>& measure) {
+  if (g_scanning) {
+    for (const std::string& c : configs) measure(c);
+    return fallback;
+  }
   autotune::Entry e = autotune::tune(key, family, configs, measure);
   autotune::process_store().record(e);
   std::string winner = e.winner.empty() ? fallback : e.winner;
@@ -71,6 +77,9 @@ std::string tune_and_record(const std::string& key, const std::string& family,
   }
   return winner;
 }
+
+CandidateScan::CandidateScan() : was_(g_scanning) { g_scanning = true; }
+CandidateScan::~CandidateScan() { g_scanning = was_; }
 
 int forced_variant(const char* name, const std::vector<int>& allowed) {
   const char* env = std::getenv(name);

@@ -31,6 +31,21 @@ std::string tune_and_record(const std::string& key, const std::string& family,
                             const std::vector<std::string>& configs, const std::string& fallback,
                             const std::function<double(const std::string&)>& measure);
 
+// While a CandidateScan lives on this thread, tune_and_record only calls `measure` once for
+// each configuration (results ignored) and records nothing, returning `fallback`: a plan's
+// tuning candidates are collected that way and compiled together on all cores before the real
+// tuning times them one after another (jit/tune/freeze.cc).
+class CandidateScan {
+ public:
+  CandidateScan();
+  ~CandidateScan();
+  CandidateScan(const CandidateScan&) = delete;
+  CandidateScan& operator=(const CandidateScan&) = delete;
+
+ private:
+  bool was_;
+};
+
 // EMBER_<name>=v forces variant v of a family on every device when v is one of `allowed`
 // (tests run every variant); 0 when unset or not allowed.
 int forced_variant(const char* name, const std::vector<int>& allowed);

@@ -8,6 +8,7 @@
 #include "jit/compile/compile.h"
 #include "jit/lower/lower.h"
 #include "kernels/family.h"
+#include "kernels/tuning.h"
 #include "runtime/host_convert.h"
 
 namespace ember::jit {
@@ -71,6 +72,27 @@ uint32_t groups_for(const LaunchSpec& l, uint32_t max_groups) {
 }
 
 }  // namespace
+
+std::vector<KernelDesc> tuning_candidates(const ir::Graph& g, const Plan& plan, int k,
+                                          const Emitter::LayoutFn& layout,
+                                          runtime::Backend& backend) {
+  const KernelPlan& kp = plan.kernels[k];
+  if (lower_kernel(g, plan, k, layout).launch.uses_errors) return {};
+  std::vector<KernelDesc> out;
+  std::set<Variant> seen;
+  auto collect = [&](Variant variant) -> double {
+    if (seen.insert(variant).second) {
+      Plan trial = plan;
+      trial.kernels[k].variant = variant;
+      out.push_back(lower_kernel(g, trial, k, layout).desc);
+    }
+    return 1.0;
+  };
+  CandidateScan scan;
+  const VariantContext context{g, plan, layout, backend};
+  kp.family->tune(context, kp, collect);
+  return out;
+}
 
 Variant tune_kernel(const ir::Graph& g, const Plan& plan, int k, const Emitter::LayoutFn& layout,
                     runtime::Backend& backend, bool* tunable) {

@@ -12,6 +12,13 @@ namespace ember::jit {
 // current variant's is discarded. Returns plan.kernels[k].variant when the kernel checks its
 // inputs at run time (gather indices, integer division): random inputs would fail those
 // checks, so such kernels keep their variant and report `tunable` false.
+// The kernel descriptions of kernel k's tuning candidates (what tune_kernel would compile), from
+// a scan of its family's tuner that times and records nothing; empty for a kernel that cannot
+// be tuned.
+std::vector<KernelDesc> tuning_candidates(const ir::Graph& g, const Plan& plan, int k,
+                                          const Emitter::LayoutFn& layout,
+                                          runtime::Backend& backend);
+
 Variant tune_kernel(const ir::Graph& g, const Plan& plan, int k, const Emitter::LayoutFn& layout,
                     runtime::Backend& backend, bool* tunable);
 
