@@ -116,11 +116,22 @@ RawTensor prelu(const RawTensor& x, const RawTensor& alpha) {
   return prim::where(neg, mul(x, a), x);
 }
 
+namespace {
+
+// The maximum along d that (log-)softmax subtracts for range, outside the tape: the result does
+// not depend on it, so its gradient is zero and computing one (through the maximum's argmax
+// mask) would cost a second row kernel in backward for a sum that rounds to about zero.
+RawTensor row_shift(const RawTensor& x, int d) {
+  return prim::reduce(ReduceFn::Max, x, d).detached();
+}
+
+}  // namespace
+
 RawTensor softmax(const RawTensor& x, int64_t dim) {
   ir::OpScope scope("softmax");
   require_float(x, "softmax");
   int d = normalize_dim(dim, x.rank(), "softmax");
-  RawTensor e = un(UnaryFn::Exp, sub(x, prim::reduce(ReduceFn::Max, x, d)));
+  RawTensor e = un(UnaryFn::Exp, sub(x, row_shift(x, d)));
   // Times the sum's reciprocal, as PyTorch's kernels do: one division per row, not per element
   // (within 1.5 ulp of the quotient).
   RawTensor sum = prim::reduce(ReduceFn::Sum, e, d);
@@ -136,7 +147,7 @@ RawTensor log_softmax(const RawTensor& x, int64_t dim) {
   ir::OpScope scope("log_softmax");
   require_float(x, "log_softmax");
   int d = normalize_dim(dim, x.rank(), "log_softmax");
-  RawTensor shifted = sub(x, prim::reduce(ReduceFn::Max, x, d));
+  RawTensor shifted = sub(x, row_shift(x, d));
   RawTensor lse = un(UnaryFn::Log, prim::reduce(ReduceFn::Sum, un(UnaryFn::Exp, shifted), d));
   return sub(shifted, lse);
 }
@@ -146,7 +157,7 @@ RawTensor quiet_softmax(const RawTensor& x, int64_t dim) {
   require_float(x, "quiet_softmax");
   // Softmax with an extra zero logit: exp(x - m) / (exp(-m) + sum(exp(x - m))).
   int d = normalize_dim(dim, x.rank(), "quiet_softmax");
-  RawTensor m = prim::reduce(ReduceFn::Max, x, d);
+  RawTensor m = row_shift(x, d);
   RawTensor e = un(UnaryFn::Exp, sub(x, m));
   RawTensor denom = add(un(UnaryFn::Exp, un(UnaryFn::Neg, m)), prim::reduce(ReduceFn::Sum, e, d));
   return div(e, denom);

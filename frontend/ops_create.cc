@@ -66,8 +66,10 @@ RawTensor arange(int64_t start, int64_t end, int64_t step, DType dtype, const De
   int64_t n = step > 0 ? (end - start + step - 1) / step : (start - end - step - 1) / -step;
   if (n < 0) n = 0;
   RawTensor i = prim::iota(Shape{n}, dtype, 0, device);
-  i = prim::binary_scalar(BinaryFn::Mul, i, ir::Scalar::from_int(step));
-  return prim::binary_scalar(BinaryFn::Add, i, ir::Scalar::from_int(start));
+  // The common 0..n is the iota itself: no ops for a kernel to carry.
+  if (step != 1) i = prim::binary_scalar(BinaryFn::Mul, i, ir::Scalar::from_int(step));
+  if (start != 0) i = prim::binary_scalar(BinaryFn::Add, i, ir::Scalar::from_int(start));
+  return i;
 }
 
 RawTensor random(const Shape& shape, const Distribution& dist, DType dtype, const Device& device) {

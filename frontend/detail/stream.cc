@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <map>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "frontend/detail/block_pool.h"
@@ -146,14 +147,67 @@ std::vector<RawTensor> Stream::record_graph(const ir::Graph& g,
   return results;
 }
 
-std::optional<ir::Node> Stream::source_recipe(const RawTensor& t) {
+namespace {
+
+bool remade_cheaply(ir::OpKind op) {
+  switch (op) {
+    case ir::OpKind::Full:
+    case ir::OpKind::Iota:
+    case ir::OpKind::Random:
+    case ir::OpKind::Unary:
+    case ir::OpKind::Binary:
+    case ir::OpKind::Where:
+    case ir::OpKind::Cast:
+    case ir::OpKind::Reshape:
+    case ir::OpKind::Permute:
+    case ir::OpKind::Expand:
+    case ir::OpKind::Slice:
+    case ir::OpKind::Flip:
+      return true;
+    default:
+      return false;
+  }
+}
+
+int64_t bytes_of(const TensorType& t) {
+  return t.shape.numel() * static_cast<int64_t>(dtype_size(t.dtype));
+}
+
+}  // namespace
+
+std::optional<std::vector<Stream::RecipeStep>> Stream::recipe(const RawTensor& t) {
+  constexpr int kMaxSteps = 32;
   std::lock_guard lock(mutex_);
   const auto& v = t.value();
   if (v->node < 0 || v->device != device_) return std::nullopt;
-  const ir::Node& n = graph_.node(v->node);
-  bool source = n.op == ir::OpKind::Full || n.op == ir::OpKind::Iota || n.op == ir::OpKind::Random;
-  if (!source) return std::nullopt;
-  return n;
+  std::vector<RecipeStep> steps;
+  absl::flat_hash_map<ir::ValueId, int> step_of;
+  int64_t kept_bytes = 0;
+  // Depth-first, inputs before the nodes that read them.
+  std::vector<std::pair<ir::ValueId, size_t>> stack{{v->node, 0}};
+  while (!stack.empty()) {
+    auto& [id, next] = stack.back();
+    const ir::Node& n = graph_.node(id);
+    if (n.op != ir::OpKind::Input && !remade_cheaply(n.op)) return std::nullopt;
+    if (next < n.inputs.size()) {
+      ir::ValueId in = n.inputs[next++];
+      if (!step_of.contains(in)) stack.push_back({in, 0});
+      continue;
+    }
+    RecipeStep step{n, {}, RawTensor()};
+    for (ir::ValueId in : n.inputs) step.args.push_back(step_of.at(in));
+    if (n.op == ir::OpKind::Input) {
+      step.kept = RawTensor(bound_[n.get<ir::InputAttrs>().slot]);
+      kept_bytes += bytes_of(n.type);
+    }
+    step_of[id] = static_cast<int>(steps.size());
+    steps.push_back(std::move(step));
+    stack.pop_back();
+    if (static_cast<int>(steps.size()) > kMaxSteps || kept_bytes > bytes_of(v->type)) {
+      return std::nullopt;
+    }
+  }
+  return steps;
 }
 
 RawTensor Stream::wrap(runtime::Array array) {

@@ -60,9 +60,19 @@ class Stream {
   // are replayed; returns a tensor per value of `outputs`.
   std::vector<RawTensor> record_graph(const ir::Graph& g, const std::vector<RawTensor>& inputs,
                                       const std::vector<ir::ValueId>& outputs);
-  // The recipe of `t` when it is a pending source (full, iota, random): a value backward can
-  // recompute instead of keeping.
-  std::optional<ir::Node> source_recipe(const RawTensor& t);
+  // One step of a recipe: a primitive and the earlier steps it reads, or (an Input node) a
+  // materialized tensor the recipe keeps.
+  struct RecipeStep {
+    ir::Node node;
+    std::vector<int> args;
+    RawTensor kept;
+  };
+  // How backward can remake `t` instead of keeping it: when `t` is pending and computed by a few
+  // cheap ops (sources, elementwise, casts, views) from sources and materialized tensors no
+  // larger than `t`, those steps, the last one `t`'s own. A cross-entropy's class mask is then
+  // recomputed from the targets inside the backward kernel instead of being stored by the
+  // forward one.
+  std::optional<std::vector<RecipeStep>> recipe(const RawTensor& t);
 
   // Wraps an already computed array.
   RawTensor wrap(runtime::Array array);

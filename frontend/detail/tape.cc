@@ -12,16 +12,28 @@ namespace {
 thread_local bool g_grad_enabled = true;
 std::atomic<Checkpointing> g_checkpointing{Checkpointing::balanced};
 
-// A node for a value that enters a tracked op without being tracked itself: a recipe when it is
-// a pending source (recomputed, bit-exactly for random), otherwise the value, kept.
+// A node for a value that enters a tracked op without being tracked itself: its recipe when it
+// is pending and cheap to remake (recomputed in backward, bit-exactly for random), otherwise the
+// value, kept.
 std::shared_ptr<TapeNode> constant_node(const RawTensor& t) {
-  auto node = std::make_shared<TapeNode>();
-  if (auto recipe = Stream::of(t.device()).source_recipe(t)) {
-    node->prim = std::move(*recipe);
-  } else {
-    node->prim = ir::Node{ir::OpKind::Input, {}, t.type(), ir::InputAttrs{0}};
-    node->saved = t.detached();
+  std::vector<std::shared_ptr<TapeNode>> made;
+  if (auto steps = Stream::of(t.device()).recipe(t)) {
+    for (auto& step : *steps) {
+      auto node = std::make_shared<TapeNode>();
+      node->prim = std::move(step.node);
+      for (int a : step.args) node->inputs.push_back(made[a]);
+      if (node->prim.op == ir::OpKind::Input) {
+        node->value = step.kept.value();
+        node->saved = std::move(step.kept);
+      }
+      made.push_back(std::move(node));
+    }
+    made.back()->value = t.value();
+    return made.back();
   }
+  auto node = std::make_shared<TapeNode>();
+  node->prim = ir::Node{ir::OpKind::Input, {}, t.type(), ir::InputAttrs{0}};
+  node->saved = t.detached();
   node->value = t.value();
   return node;
 }

@@ -280,15 +280,22 @@ class Planner {
 
   void choose_stored() {
     int n = g_.size();
-    std::vector<int> cost(n, 0);
+    // size: primitives of v's inline expression; work: those a consumer recomputing v repeats
+    // (constants are literals, reshapes and expands only index arithmetic).
+    std::vector<int> size(n, 0), work(n, 0);
     for (ValueId v = 0; v < n; ++v) {
       OpKind op = node(v).op;
       if (op == OpKind::Input || is_anchor(node(v)) || is_output_[v]) plan_.stored[v] = 1;
       if (plan_.stored[v]) continue;
-      cost[v] = 1;
-      for (ValueId in : node(v).inputs) cost[v] += plan_.stored[in] ? 0 : cost[in];
-      if (consumers_[v].size() >= 2 && cost[v] > kMaxRecomputeOps) plan_.stored[v] = 1;
-      if (cost[v] > kMaxInlineOps) plan_.stored[v] = 1;
+      size[v] = 1;
+      work[v] = op == OpKind::Full || op == OpKind::Reshape || op == OpKind::Expand ? 0 : 1;
+      for (ValueId in : node(v).inputs) {
+        if (plan_.stored[in]) continue;
+        size[v] += size[in];
+        work[v] += work[in];
+      }
+      if (consumers_[v].size() >= 2 && work[v] > kMaxRecomputeOps) plan_.stored[v] = 1;
+      if (size[v] > kMaxInlineOps) plan_.stored[v] = 1;
     }
     // Operands read many times per output are stored unless they are index arithmetic over
     // stored values.

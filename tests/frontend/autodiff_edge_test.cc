@@ -57,6 +57,45 @@ TEST(AutodiffEdgeCases, IntCastRoundTripIsConstant) {
   expect_tensor(x.grad(loss.backward()).value(), Shape{3}, {1, -2, 3});
 }
 
+// A constant made by cheap ops from a materialized tensor (a class mask from targets) is not
+// kept by the tape: backward computes it again from the targets, which the tape keeps. The
+// gradient must be the mask even after the user's handles to the targets and the mask are gone
+// and other flushes ran in between.
+TEST(AutodiffEdgeCases, ConstantRecomputedFromKeptTargets) {
+  auto w = Tensor<2>::from_floats({{1, 2, 3}, {4, 5, 6}, {7, 8, 9}, {1, 1, 1}}).require_grad();
+  Tensor<1> loss;
+  {
+    auto targets = Tensor<1, Int>::from_ints({2, 0, 1, 2});
+    targets.to_data();  // materialized: the recipe's leaf
+    auto classes = Tensor<1, Int>::arange(0, 3).unsqueeze_dim<2>(0);
+    auto mask = classes.equal(targets.unsqueeze_dim<2>(1)).float_() * 3.0;
+    loss = (w * mask).sum();
+  }
+  loss.to_data();
+  Tensor<1, Int>::from_ints({7, 7, 7, 7}).to_data();  // another flush, other buffers
+  std::vector<double> expected(12, 0.0);
+  const int target[4] = {2, 0, 1, 2};
+  for (int r = 0; r < 4; ++r) expected[r * 3 + target[r]] = 3.0;
+  expect_tensor(w.grad(loss.backward()).value(), Shape{4, 3}, expected);
+}
+
+// The same with a constant read from a larger materialized tensor (two elements of sixty): the
+// tape keeps the constant's value rather than the larger tensor, and the gradient is the same.
+TEST(AutodiffEdgeCases, ConstantFromALargerTensorIsKept) {
+  auto x = Tensor<1>::from_floats({1, 2}).require_grad();
+  Tensor<1> loss;
+  {
+    std::vector<double> big(60);
+    for (int i = 0; i < 60; ++i) big[i] = 0.5 * i;
+    auto source = Tensor<1>::from_data(TensorData(big, Shape{60}).convert(DType::F32));
+    source.to_data();
+    auto c = source.slice({Range(10, 12)}).exp();
+    loss = (x * c).sum();
+  }
+  loss.to_data();
+  expect_tensor(x.grad(loss.backward()).value(), Shape{2}, {std::exp(5.0), std::exp(5.5)}, 1e-4);
+}
+
 TEST(AutodiffEdgeCases, MaskWhereWithBroadcastOperands) {
   auto a = Tensor<2>::from_floats({{1.0, 2.0, 3.0}, {4.0, 5.0, 6.0}}).require_grad();  // [2,3]
   auto b = Tensor<2>::from_floats({{10.0}, {20.0}}).require_grad();                    // [2,1]
