@@ -15,6 +15,10 @@ using ir::ReduceFn;
 using ir::UnaryFn;
 using ir::ValueId;
 
+// Variant bit of the thread-per-row kernels (RowChoice::thread_rows); the low bits hold the
+// workgroup either way.
+constexpr Variant kThreadRows = Variant{1} << 32;
+
 // Rows up to this many elements per thread are kept in registers across a row kernel's passes
 // (read from memory once); 16 x 256 threads covers rows of 4096, the common hidden sizes.
 constexpr int kRowCacheSteps = 16;
@@ -109,6 +113,76 @@ std::set<ValueId> reused_reduction_inputs(const ir::Graph& g, const KernelPlan& 
   return reused;
 }
 
+// Reduction r over the current row: its elements visited by a `lanes` loop (the workgroup's
+// threads together, or one thread alone) of `len` steps, then combined across the workgroup
+// when its threads shared the row.
+template <class FullIndex>
+void reduce_row(const ir::Graph& g, Emitter& e, ValueId r, SOp lanes, int len,
+                const FullIndex& full_index) {
+  ReduceFn fn = g.node(r).get<ir::ReduceAttrs>().fn;
+  ValueId in = g.node(r).inputs[0];
+  bool arg = fn == ReduceFn::ArgMax || fn == ReduceFn::ArgMin;
+  ReduceFn value_fn = fn == ReduceFn::ArgMax   ? ReduceFn::Max
+                      : fn == ReduceFn::ArgMin ? ReduceFn::Min
+                                               : fn;
+  CType acc_t = accumulator_type(value_fn, g.type(in).dtype);
+  int acc = e.new_var(acc_t, identity(e, value_fn, acc_t));
+  int acc_i = arg ? e.new_var(CType::Uint, e.const_u(0)) : -1;
+  int i = e.begin_for(lanes, len);
+  int x = e.cast(e.value(in, full_index(i)), acc_t);
+  int a = e.var(acc, acc_t);
+  if (arg) {
+    // Lanes visit indices in increasing order, so a strict comparison keeps the first extreme.
+    int take = better(e, fn == ReduceFn::ArgMax, x, a);
+    e.assign(acc_i, e.select(take, i, e.var(acc_i, CType::Uint)));
+    e.assign(acc, e.select(take, x, a));
+  } else {
+    e.assign(acc, combine(e, fn, a, x));
+  }
+  e.end();
+  if (lanes == SOp::ForLanes) {
+    Stmt s{arg ? SOp::ArgReduce : SOp::Reduce};
+    s.var = acc;
+    s.var2 = acc_i;
+    s.fn = value_fn;
+    s.type = acc_t;
+    e.desc().body.push_back(s);
+  }
+  CType out_t = compute_type(g.type(r).dtype);
+  int result = arg ? e.cast(e.var(acc_i, CType::Uint), out_t) : e.cast(e.var(acc, acc_t), out_t);
+  e.provide(r, result);
+}
+
+// The kernel's stored values of the current row: those over the whole row by a `lanes` loop,
+// those of the row itself once (by the workgroup's first thread when it shares the row).
+template <class FullIndex>
+void store_row_outputs(const ir::Graph& g, Emitter& e, const KernelPlan& kp, SOp lanes, int len,
+                       int row, const Index& row_idx, const FullIndex& full_index) {
+  Shape reduced = kp.shape;
+  reduced[kp.axis] = 1;
+  std::vector<ValueId> full_outputs, row_outputs;
+  for (ValueId o : kp.outputs)
+    (g.type(o).shape == kp.shape ? full_outputs : row_outputs).push_back(o);
+  // A row kernel whose outputs are all reductions may have kp.shape == reduced (axis of size 1).
+  if (kp.shape == reduced) {
+    row_outputs.insert(row_outputs.end(), full_outputs.begin(), full_outputs.end());
+    full_outputs.clear();
+  }
+  if (!full_outputs.empty()) {
+    int i = e.begin_for(lanes, len);
+    Index f = full_index(i);
+    int lin = e.linear(f);
+    for (ValueId o : full_outputs) e.store(o, lin, e.value(o, f));
+    e.end();
+  }
+  if (row_outputs.empty()) return;
+  const bool shared = lanes == SOp::ForLanes;
+  if (shared) e.begin_if(e.bin(BinaryFn::Eq, e.builtin(Builtin::LocalId), e.const_u(0)));
+  Index idx = row_idx;
+  for (ValueId o : row_outputs) e.store(o, row, e.value(o, idx));
+  if (shared) e.end();
+}
+
 void lower_row(const ir::Graph& g, Emitter& e, const KernelPlan& kp, KernelGeometry& out) {
   Shape reduced = kp.shape;
   reduced[kp.axis] = 1;
@@ -127,61 +201,33 @@ void lower_row(const ir::Graph& g, Emitter& e, const KernelPlan& kp, KernelGeome
     f.row_lane = true;
     return f;
   };
-  for (ValueId r : kp.reductions) {
-    ReduceFn fn = g.node(r).get<ir::ReduceAttrs>().fn;
-    ValueId in = g.node(r).inputs[0];
-    bool arg = fn == ReduceFn::ArgMax || fn == ReduceFn::ArgMin;
-    ReduceFn value_fn = fn == ReduceFn::ArgMax   ? ReduceFn::Max
-                        : fn == ReduceFn::ArgMin ? ReduceFn::Min
-                                                 : fn;
-    CType acc_t = accumulator_type(value_fn, g.type(in).dtype);
-    int acc = e.new_var(acc_t, identity(e, value_fn, acc_t));
-    int acc_i = arg ? e.new_var(CType::Uint, e.const_u(0)) : -1;
-    int i = e.begin_for(SOp::ForLanes, len);
-    int x = e.cast(e.value(in, full_index(i)), acc_t);
-    int a = e.var(acc, acc_t);
-    if (arg) {
-      // Lanes visit indices in increasing order, so a strict comparison keeps the first extreme.
-      int take = better(e, fn == ReduceFn::ArgMax, x, a);
-      e.assign(acc_i, e.select(take, i, e.var(acc_i, CType::Uint)));
-      e.assign(acc, e.select(take, x, a));
-    } else {
-      e.assign(acc, combine(e, fn, a, x));
-    }
-    e.end();
-    Stmt s{arg ? SOp::ArgReduce : SOp::Reduce};
-    s.var = acc;
-    s.var2 = acc_i;
-    s.fn = value_fn;
-    s.type = acc_t;
-    e.desc().body.push_back(s);
-    CType out_t = compute_type(g.type(r).dtype);
-    int result = arg ? e.cast(e.var(acc_i, CType::Uint), out_t) : e.cast(e.var(acc, acc_t), out_t);
-    e.provide(r, result);
-  }
-  std::vector<ValueId> full_outputs, row_outputs;
-  for (ValueId o : kp.outputs)
-    (g.type(o).shape == kp.shape ? full_outputs : row_outputs).push_back(o);
-  // A row kernel whose outputs are all reductions may have kp.shape == reduced (axis of size 1).
-  if (kp.shape == reduced) {
-    row_outputs.insert(row_outputs.end(), full_outputs.begin(), full_outputs.end());
-    full_outputs.clear();
-  }
-  if (!full_outputs.empty()) {
-    int i = e.begin_for(SOp::ForLanes, len);
-    Index f = full_index(i);
-    int lin = e.linear(f);
-    for (ValueId o : full_outputs) e.store(o, lin, e.value(o, f));
-    e.end();
-  }
-  if (!row_outputs.empty()) {
-    e.begin_if(e.bin(BinaryFn::Eq, e.builtin(Builtin::LocalId), e.const_u(0)));
-    for (ValueId o : row_outputs) e.store(o, row, e.value(o, row_idx));
-    e.end();
-  }
+  for (ValueId r : kp.reductions) reduce_row(g, e, r, SOp::ForLanes, len, full_index);
+  store_row_outputs(g, e, kp, SOp::ForLanes, len, row, row_idx, full_index);
   e.end();
   out.work_items = static_cast<uint64_t>(reduced.numel());
   out.per_row = true;
+}
+
+// One thread per row: a grid-stride loop of threads over the rows, each running its row's
+// passes alone (no workgroup reduction, no row cache).
+void lower_thread_rows(const ir::Graph& g, Emitter& e, const KernelPlan& kp, KernelGeometry& out) {
+  Shape reduced = kp.shape;
+  reduced[kp.axis] = 1;
+  int rows = e.numel_param(reduced, "rows");
+  int len = e.size_param(kp.shape, kp.axis, "row");
+  int row = e.begin_for(SOp::ForGrid, rows);
+  Index row_idx{reduced, std::vector<int>(reduced.rank(), -1), row};
+  for (int d = 0; d < reduced.rank(); ++d) row_idx.dims[d] = e.dim(row_idx, d);
+  auto full_index = [&](int i) {
+    Index f{kp.shape, row_idx.dims, -1};
+    f.dims[kp.axis] = i;
+    return f;
+  };
+  for (ValueId r : kp.reductions) reduce_row(g, e, r, SOp::ForSeq, len, full_index);
+  store_row_outputs(g, e, kp, SOp::ForSeq, len, row, row_idx, full_index);
+  e.end();
+  out.work_items = static_cast<uint64_t>(reduced.numel());
+  out.per_row = false;
 }
 
 Shape reduced_shape(const Shape& s, int axis) {
@@ -226,15 +272,20 @@ class RowFamily final : public Family {
     // The CPU target: a row per thread at a time.
     if (c.backend.kind() == runtime::DeviceKind::Cpu) return {1};
     RowChoice rc = choose_row(c.g, kp.reductions.front(), c.backend);
-    return {static_cast<Variant>(rc.workgroup), std::move(rc.tune_key)};
+    return {variant_of(rc.workgroup, rc.thread_rows), std::move(rc.tune_key)};
   }
   Variant tune(const VariantContext& c, const KernelPlan& kp,
                const std::function<double(Variant)>& time) const override {
-    return static_cast<Variant>(tune_row(c.g, kp.reductions.front(), c.backend,
-                                         [&](int wg) { return time(static_cast<Variant>(wg)); }));
+    RowChoice rc = tune_row(c.g, kp.reductions.front(), c.backend,
+                            [&](int wg, bool rows) { return time(variant_of(wg, rows)); });
+    return variant_of(rc.workgroup, rc.thread_rows);
   }
-  std::string describe(Variant v) const override { return absl::StrCat("workgroup=", v); }
+  std::string describe(Variant v) const override {
+    return absl::StrCat((v & kThreadRows) ? "thread_rows,workgroup=" : "workgroup=",
+                        v & ~kThreadRows);
+  }
   uint64_t specialisation(const ir::Graph&, const KernelPlan& kp) const override {
+    if (kp.variant & kThreadRows) return 0;
     return static_cast<uint64_t>(row_cache_steps(kp.shape[kp.axis], workgroup(kp)));
   }
 
@@ -243,13 +294,20 @@ class RowFamily final : public Family {
     const KernelPlan& kp = plan.kernels[kernel];
     e.desc().workgroup_size = static_cast<uint32_t>(workgroup(kp));
     KernelGeometry out;
-    lower_row(g, e, kp, out);
+    if (kp.variant & kThreadRows) {
+      lower_thread_rows(g, e, kp, out);
+    } else {
+      lower_row(g, e, kp, out);
+    }
     return out;
   }
 
  private:
+  static Variant variant_of(int workgroup, bool thread_rows) {
+    return static_cast<Variant>(workgroup) | (thread_rows ? kThreadRows : 0);
+  }
   static int workgroup(const KernelPlan& kp) {
-    return kp.variant > 0 ? static_cast<int>(kp.variant) : kRowWorkgroupDefault;
+    return kp.variant > 0 ? static_cast<int>(kp.variant & ~kThreadRows) : kRowWorkgroupDefault;
   }
 };
 

@@ -18,8 +18,21 @@ namespace ember::jit {
 inline constexpr int kRowWorkgroups[] = {64, 128, 256, 512, 1024};
 inline constexpr int kRowWorkgroupDefault = 256;
 
+// Rows at least this many, each up to kThreadRowsMaxShort long (or up to kThreadRowsMaxStrided
+// when the reduced axis is not innermost), run a thread per row (RowChoice::thread_rows).
+inline constexpr int64_t kThreadRowsMinRows = 1024;
+inline constexpr int64_t kThreadRowsMaxShort = 32;
+inline constexpr int64_t kThreadRowsMaxStrided = 4096;
+// The workgroup of a kernel that gives each thread rows of its own.
+inline constexpr int kThreadRowsWorkgroup = 128;
+
 struct RowChoice {
-  int workgroup = 0;     // 0 for nodes that are not reductions
+  int workgroup = 0;  // 0 for nodes that are not reductions
+  // Each of the workgroup's threads takes whole rows (no cooperation within a row): for many
+  // short or strided rows, where a workgroup per row leaves most threads idle and reads
+  // strided elements a cache line each, while adjacent threads on adjacent rows read
+  // consecutive elements of a strided axis.
+  bool thread_rows = false;
   std::string tune_key;  // empty: nothing to tune
 };
 
@@ -34,6 +47,8 @@ autotune::TuneKey row_tune_key(const ir::Graph& g, ir::ValueId reduce,
 // 256, its rows being 1024 long; CUDA's tuning picked 512 for the 4096-long rows of layernorm
 // and softmax.
 int row_workgroup_heuristic(const ir::Graph& g, ir::ValueId reduce);
+// Whether the heuristic gives `reduce`'s rows a thread each (see RowChoice::thread_rows).
+bool row_thread_rows_heuristic(const ir::Graph& g, ir::ValueId reduce);
 
 // The choice for reduction `reduce`: forced, stored or the heuristic's, and the key to tune now.
 RowChoice choose_row(const ir::Graph& g, ir::ValueId reduce, const runtime::Backend& backend);
@@ -44,7 +59,9 @@ std::vector<RowChoice> choose_row_workgroups(const ir::Graph& g, const runtime::
 
 // Tunes `reduce`'s key: `time_variant(wg)` runs the kernel with that workgroup size once and
 // returns its device time in ms (< 0 or a throw: failed or wrong). Returns the winner.
-int tune_row(const ir::Graph& g, ir::ValueId reduce, const runtime::Backend& backend,
-             const std::function<double(int)>& time_variant);
+// Times each workgroup (`time_variant(workgroup, thread_rows)`), the thread-per-row kernel
+// among them, and returns the winner.
+RowChoice tune_row(const ir::Graph& g, ir::ValueId reduce, const runtime::Backend& backend,
+                   const std::function<double(int, bool)>& time_variant);
 
 }  // namespace ember::jit
