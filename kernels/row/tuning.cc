@@ -1,6 +1,7 @@
 #include "kernels/row/tuning.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <iterator>
 
 #include "absl/strings/numbers.h"
@@ -63,6 +64,16 @@ autotune::TuneKey row_key(const ir::Graph& g, ir::ValueId reduce,
           {dtype_name(in.dtype), axis == in.shape.rank() - 1 ? "last" : "strided", fns}};
 }
 
+// EMBER_THREAD_ROWS=0 keeps every row kernel a workgroup per row: the baseline of an A/B
+// measurement of the thread-per-row kernels.
+bool thread_rows_allowed() {
+  static const bool on = [] {
+    const char* env = std::getenv("EMBER_THREAD_ROWS");
+    return env == nullptr || std::string(env) != "0";
+  }();
+  return on;
+}
+
 }  // namespace
 
 int row_workgroup_heuristic(const ir::Graph& g, ir::ValueId reduce) {
@@ -80,6 +91,7 @@ int row_workgroup_heuristic(const ir::Graph& g, ir::ValueId reduce) {
 }
 
 bool row_thread_rows_heuristic(const ir::Graph& g, ir::ValueId reduce) {
+  if (!thread_rows_allowed()) return false;
   const ir::Node& n = g.node(reduce);
   const Shape& in = g.type(n.inputs[0]).shape;
   const int axis = n.get<ir::ReduceAttrs>().axis;
@@ -136,7 +148,7 @@ RowChoice tune_row(const ir::Graph& g, ir::ValueId reduce, const runtime::Backen
                    const std::function<double(int, bool)>& time_variant) {
   std::vector<std::string> configs;
   for (int wg : kRowWorkgroups) configs.push_back(config_of(wg));
-  configs.push_back(config_of(kThreadRowsWorkgroup, true));
+  if (thread_rows_allowed()) configs.push_back(config_of(kThreadRowsWorkgroup, true));
   const bool rows = row_thread_rows_heuristic(g, reduce);
   const std::string heuristic =
       rows ? config_of(kThreadRowsWorkgroup, true) : config_of(row_workgroup_heuristic(g, reduce));
