@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "kernels/conv/tuning.h"
 #include "kernels/matmul/simt_gemm.h"
 #include "kernels/matmul/tiles.h"
 
@@ -197,11 +198,20 @@ class ConvFamily final : public AnchoredFamily {
   bool anchors(const ir::Node& n) const override { return n.op == ir::OpKind::Conv; }
   Fusion fusion() const override { return Fusion::Epilogue; }
   bool rereads_operands() const override { return true; }
-  // The SIMT block by the matmul heuristic for the GEMM's sizes, frozen before lowering.
+  // The SIMT block: a stored winner, else the heuristic (tuned when autotuning is on), frozen
+  // before lowering.
   VariantChoice choose(const VariantContext& c, const KernelPlan& kp) const override {
     const ConvGemm s = conv_gemm(c.g, kp.anchor);
     if (s.N < kDirectBelow) return {kDirect, {}};
-    return {conv_block(s), {}};
+    ConvChoice cc = choose_conv_block(shape_of(c.g, kp, s), block_of(conv_block(s)), c.backend);
+    return {variant_of(cc.block), std::move(cc.tune_key)};
+  }
+  Variant tune(const VariantContext& c, const KernelPlan& kp,
+               const std::function<double(Variant)>& time) const override {
+    const ConvGemm s = conv_gemm(c.g, kp.anchor);
+    ConvBlock b = tune_conv_block(shape_of(c.g, kp, s), block_of(conv_block(s)), c.backend,
+                                  [&](ConvBlock cb) { return time(variant_of(cb)); });
+    return variant_of(b);
   }
   std::string describe(Variant v) const override {
     return v == kDirect ? "direct" : absl::StrCat("block=", v & 0xff, "x", v >> 8 & 0xff);
@@ -225,6 +235,15 @@ class ConvFamily final : public AnchoredFamily {
     }
     return out;
   }
+
+ private:
+  static ConvShape shape_of(const ir::Graph& g, const KernelPlan& kp, const ConvGemm& s) {
+    return {s.groups, s.M, s.N, s.K, g.type(kp.anchor).dtype};
+  }
+  static ConvBlock block_of(Variant v) {
+    return {static_cast<int>(v & 0xff), static_cast<int>(v >> 8 & 0xff)};
+  }
+  static Variant variant_of(ConvBlock b) { return static_cast<Variant>(b.rm | b.rn << 8); }
 };
 
 }  // namespace

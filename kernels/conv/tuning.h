@@ -1,0 +1,40 @@
+#pragma once
+// The conv family's SIMT block through the autotune cache: a grouped convolution's implicit GEMM
+// (per group M output pixels of every sample, N output channels, K input channels times kernel
+// offsets) has shapes the matmul heuristic misjudges (a weight gradient: few tiles with a
+// reduction thousands long), so its per-thread block (RM rows x RN columns) is tuned like the
+// matmul's and the row kernel's.
+#include <functional>
+#include <string>
+
+#include "autotune/key.h"
+#include "runtime/backend.h"
+
+namespace ember::jit {
+
+struct ConvShape {
+  int64_t groups = 1, M = 0, N = 0, K = 0;
+  DType dtype = DType::F32;
+};
+
+struct ConvBlock {
+  int rm = 1, rn = 1;
+  bool operator==(const ConvBlock&) const = default;
+};
+
+struct ConvChoice {
+  ConvBlock block;
+  std::string tune_key;  // empty: nothing to tune
+};
+
+autotune::TuneKey conv_tune_key(const ConvShape& s, const runtime::Backend& backend);
+
+// The stored winner, else `heuristic` (with a key to tune under EMBER_AUTOTUNE=on).
+ConvChoice choose_conv_block(const ConvShape& s, ConvBlock heuristic,
+                             const runtime::Backend& backend);
+
+// Times every block that fits the problem (`time_block`) and returns the winner.
+ConvBlock tune_conv_block(const ConvShape& s, ConvBlock heuristic, const runtime::Backend& backend,
+                          const std::function<double(ConvBlock)>& time_block);
+
+}  // namespace ember::jit
