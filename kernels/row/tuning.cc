@@ -96,13 +96,15 @@ bool row_thread_rows_heuristic(const ir::Graph& g, ir::ValueId reduce) {
   const Shape& in = g.type(n.inputs[0]).shape;
   const int axis = n.get<ir::ReduceAttrs>().axis;
   const int64_t len = in[axis];
-  if (len == 0 || in.numel() / len < kThreadRowsMinRows) return false;
+  const int64_t rows = len == 0 ? 0 : in.numel() / len;
+  if (rows < kThreadRowsMinRows) return false;
   int64_t inner = 1;
   for (int d = axis + 1; d < in.rank(); ++d) inner *= in[d];
   // Strided rows: a warp's threads then read 32 consecutive elements at each step (measured on
   // an H100: the bias gradients of transformer_block, rows of 8 with 4M rows, took 2.5 ms each
   // as a workgroup per row).
-  return len <= kThreadRowsMaxShort || (inner >= 32 && len <= kThreadRowsMaxStrided);
+  return len <= kThreadRowsMaxShort ||
+         (inner >= 32 && len <= kThreadRowsMaxStrided && rows >= kThreadRowsMinLongRows);
 }
 
 autotune::TuneKey row_tune_key(const ir::Graph& g, ir::ValueId reduce,

@@ -18,9 +18,13 @@ namespace ember::jit {
 inline constexpr int kRowWorkgroups[] = {64, 128, 256, 512, 1024};
 inline constexpr int kRowWorkgroupDefault = 256;
 
-// Rows at least this many, each up to kThreadRowsMaxShort long (or up to kThreadRowsMaxStrided
-// when the reduced axis is not innermost), run a thread per row (RowChoice::thread_rows).
+// Rows at least kThreadRowsMinRows many, each up to kThreadRowsMaxShort long, or at least
+// kThreadRowsMinLongRows many up to kThreadRowsMaxStrided long when the reduced axis is not
+// innermost, run a thread per row (RowChoice::thread_rows). Longer rows need more of them to
+// keep a GPU busy with a thread each: mlp_train_step's bias gradients (2048 strided rows of
+// 1024) were slower so on an H100.
 inline constexpr int64_t kThreadRowsMinRows = 1024;
+inline constexpr int64_t kThreadRowsMinLongRows = 16384;
 inline constexpr int64_t kThreadRowsMaxShort = 32;
 inline constexpr int64_t kThreadRowsMaxStrided = 4096;
 // The workgroup of a kernel that gives each thread rows of its own.

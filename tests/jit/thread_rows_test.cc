@@ -24,6 +24,8 @@ TEST(ThreadRows, StridedAndShortRowsMatchTheCpu) {
     auto s = Tensor<2>::from_data(testing::host_uniform({2048, 10}, 92), dev);
     // Batch-norm shaped: per-channel statistics over a strided batch axis.
     auto y = Tensor<4>::from_data(testing::host_uniform({6, 4, 16, 16}, 93), dev);
+    // Longer strided rows, enough of them for a thread each: 16384 rows of 40.
+    auto z = Tensor<2>::from_data(testing::host_uniform({40, 16384}, 95), dev);
     auto mean = y.mean_dim(0);
     auto centred = y - mean;
     return {x.sum_dim(0).raw(),
@@ -34,7 +36,9 @@ TEST(ThreadRows, StridedAndShortRowsMatchTheCpu) {
             activation::log_softmax(s, 1).raw(),
             s.argmax(1).raw(),
             (centred * centred).mean_dim(0).raw(),
-            (s.exp().sum_dim(1).log() + s.max_dim(1)).raw()};
+            (s.exp().sum_dim(1).log() + s.max_dim(1)).raw(),
+            z.sum_dim(0).raw(),
+            activation::log_softmax(z, 0).raw()};
   });
 }
 
