@@ -69,6 +69,11 @@ class Family {
   virtual bool takes_anchor(const ir::Graph&, const KernelPlan&, ir::ValueId) const {
     return false;
   }
+  // Whether anchor v, which kp takes, joins it as a total: a reduction over all of the kernel's
+  // rows of a value per row (KernelPlan::totals), computed after the kernel's last row.
+  virtual bool takes_as_total(const ir::Graph&, const KernelPlan&, ir::ValueId) const {
+    return false;
+  }
   // Whether the anchor reads its operands many times per output: anything more than index
   // arithmetic (views, casts, constants) feeding them is stored first.
   virtual bool rereads_operands() const { return false; }

@@ -21,7 +21,12 @@ struct KernelPlan {
   ir::ValueId anchor = -1;              // matmul / sort / scatter node
   std::vector<ir::ValueId> reductions;  // row kernels: computed in this order
   std::vector<ir::ValueId> outputs;     // values this kernel stores
-  Variant variant = 0;                  // chosen and frozen before lowering (jit/tune/freeze.h)
+  // Row kernels: reductions over all of the kernel's rows of a value per row (a loss's batch
+  // mean), among `reductions`; and the shapes of their inputs and results, which values of the
+  // kernel may then have besides the family's own epilogue shapes.
+  std::vector<ir::ValueId> totals;
+  std::vector<Shape> total_shapes;
+  Variant variant = 0;  // chosen and frozen before lowering (jit/tune/freeze.h)
 };
 
 struct Plan {

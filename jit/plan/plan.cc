@@ -349,9 +349,14 @@ class Planner {
       // An expand between two of the kernel's shapes (a row's reduction broadcast along the
       // row, as autodiff writes it) reads the leaf at its row's index, as a broadcasting binary
       // op would.
-      bool ew = (ir::is_elementwise(node(u).op) ||
-                 (node(u).op == OpKind::Expand && in_shapes(node(node(u).inputs[0]).type.shape))) &&
-                in_shapes(node(u).type.shape);
+      // So does a reshape between two of them of one size (a row's value as a vector of rows,
+      // which a reduction over all rows reads): the linear index, and so the row, is the same.
+      const Shape& from =
+          node(u).inputs.empty() ? node(u).type.shape : node(node(u).inputs[0]).type.shape;
+      bool view = (node(u).op == OpKind::Expand && in_shapes(from)) ||
+                  (node(u).op == OpKind::Reshape && in_shapes(from) &&
+                   from.numel() == node(u).type.shape.numel());
+      bool ew = (ir::is_elementwise(node(u).op) || view) && in_shapes(node(u).type.shape);
       for (ValueId in : node(u).inputs) stack.push_back({in, aligned && ew});
     }
   }
@@ -362,9 +367,15 @@ class Planner {
                 const std::vector<Shape>& shapes, bool* touches_provided) const {
     bool ok = true;
     *touches_provided = false;
+    const std::vector<ValueId>& totals = plan_.kernels[k].totals;
     walk(v, shapes, [&](ValueId leaf, bool aligned) {
       if (std::find(provided.begin(), provided.end(), leaf) != provided.end()) {
         ok = ok && aligned;
+        // A total is known after the kernel's last row: only values of its shape read it.
+        if (std::find(totals.begin(), totals.end(), leaf) != totals.end() &&
+            node(leaf).type.shape != node(v).type.shape) {
+          ok = false;
+        }
         *touches_provided = true;
         return;
       }
@@ -396,9 +407,13 @@ class Planner {
     for (int k = static_cast<int>(plan_.kernels.size()) - 1; k >= 0; --k) {
       KernelPlan& kp = plan_.kernels[k];
       if (kp.family != &family || !family.takes_anchor(g_, kp, v)) continue;
+      // An anchor over other shapes than the kernel's (a total over its rows) brings them.
+      const Shape& in = node(node(v).inputs[0]).type.shape;
+      std::vector<Shape> shapes = family.epilogue_shapes(kp);
+      const bool total = family.takes_as_total(g_, kp, v);
+      if (total) shapes.push_back(in);
       bool touches = false;
-      if (!can_join(node(v).inputs[0], k, provided_by(k), family.epilogue_shapes(kp), &touches) ||
-          !touches) {
+      if (!can_join(node(v).inputs[0], k, provided_by(k), shapes, &touches) || !touches) {
         continue;
       }
       std::vector<ValueId> leaves = leaves_of(node(v).inputs[0], false);
@@ -406,6 +421,11 @@ class Planner {
       add_reads(k, leaves);
       kp.reductions.push_back(v);
       kp.outputs.push_back(v);
+      if (total) {
+        kp.totals.push_back(v);
+        kp.total_shapes.push_back(in);
+        kp.total_shapes.push_back(node(v).type.shape);
+      }
       plan_.producer[v] = k;
       return true;
     }

@@ -1,5 +1,6 @@
 #include "kernels/row/family.h"
 
+#include <algorithm>
 #include <limits>
 #include <set>
 
@@ -178,8 +179,12 @@ void store_row_outputs(const ir::Graph& g, Emitter& e, const KernelPlan& kp, SOp
   if (row_outputs.empty()) return;
   const bool shared = lanes == SOp::ForLanes;
   if (shared) e.begin_if(e.bin(BinaryFn::Eq, e.builtin(Builtin::LocalId), e.const_u(0)));
-  Index idx = row_idx;
-  for (ValueId o : row_outputs) e.store(o, row, e.value(o, idx));
+  for (ValueId o : row_outputs) {
+    // A row's value may also be stored as a vector of rows (another shape of as many elements).
+    const Shape& shape = g.type(o).shape;
+    Index idx = shape == reduced ? row_idx : Index{shape, {}, row};
+    e.store(o, row, e.value(o, idx));
+  }
   if (shared) e.end();
 }
 
@@ -208,11 +213,38 @@ void lower_row(const ir::Graph& g, Emitter& e, const KernelPlan& kp, KernelGeome
   out.per_row = true;
 }
 
+bool is_total(const KernelPlan& kp, ValueId r) {
+  return std::find(kp.totals.begin(), kp.totals.end(), r) != kp.totals.end();
+}
+
 // One thread per row: a grid-stride loop of threads over the rows, each running its row's
-// passes alone (no workgroup reduction, no row cache).
+// passes alone (no workgroup reduction, no row cache). With totals (reductions over all rows)
+// the kernel is a single workgroup: each thread accumulates its rows' values, the workgroup
+// combines them after the last row, and its first thread stores them and what reads them.
 void lower_thread_rows(const ir::Graph& g, Emitter& e, const KernelPlan& kp, KernelGeometry& out) {
   Shape reduced = kp.shape;
   reduced[kp.axis] = 1;
+  KernelPlan per_row = kp;  // the kernel without its totals and what they make
+  per_row.reductions.clear();
+  per_row.outputs.clear();
+  for (ValueId r : kp.reductions)
+    if (!is_total(kp, r)) per_row.reductions.push_back(r);
+  std::vector<ValueId> after_rows;  // totals and values of their (one-element) shape
+  for (ValueId o : kp.outputs) {
+    (kp.totals.empty() || g.type(o).shape.numel() != 1 ? per_row.outputs : after_rows).push_back(o);
+  }
+  struct Total {
+    ValueId r;
+    ReduceFn fn;
+    CType type;
+    int acc;
+  };
+  std::vector<Total> totals;
+  for (ValueId t : kp.totals) {
+    ReduceFn fn = g.node(t).get<ir::ReduceAttrs>().fn;
+    CType acc_t = accumulator_type(fn, g.type(g.node(t).inputs[0]).dtype);
+    totals.push_back({t, fn, acc_t, e.new_var(acc_t, identity(e, fn, acc_t))});
+  }
   int rows = e.numel_param(reduced, "rows");
   int len = e.size_param(kp.shape, kp.axis, "row");
   int row = e.begin_for(SOp::ForGrid, rows);
@@ -223,10 +255,31 @@ void lower_thread_rows(const ir::Graph& g, Emitter& e, const KernelPlan& kp, Ker
     f.dims[kp.axis] = i;
     return f;
   };
-  for (ValueId r : kp.reductions) reduce_row(g, e, r, SOp::ForSeq, len, full_index);
-  store_row_outputs(g, e, kp, SOp::ForSeq, len, row, row_idx, full_index);
+  for (ValueId r : per_row.reductions) reduce_row(g, e, r, SOp::ForSeq, len, full_index);
+  store_row_outputs(g, e, per_row, SOp::ForSeq, len, row, row_idx, full_index);
+  for (const Total& t : totals) {
+    ValueId in = g.node(t.r).inputs[0];
+    int x = e.cast(e.value(in, Index{g.type(in).shape, {}, row}), t.type);
+    e.assign(t.acc, combine(e, t.fn, e.var(t.acc, t.type), x));
+  }
   e.end();
-  out.work_items = static_cast<uint64_t>(reduced.numel());
+  for (const Total& t : totals) {
+    Stmt s{SOp::Reduce};
+    s.var = t.acc;
+    s.fn = t.fn;
+    s.type = t.type;
+    e.desc().body.push_back(s);
+    e.provide(t.r, e.cast(e.var(t.acc, t.type), compute_type(g.type(t.r).dtype)));
+  }
+  if (!after_rows.empty()) {
+    e.begin_if(e.bin(BinaryFn::Eq, e.builtin(Builtin::LocalId), e.const_u(0)));
+    int zero = e.const_u(0);
+    for (ValueId o : after_rows) e.store(o, zero, e.value(o, Index{g.type(o).shape, {}, zero}));
+    e.end();
+  }
+  // With totals: one workgroup (the CPU: one thread) takes every row.
+  out.work_items = kp.totals.empty() ? static_cast<uint64_t>(reduced.numel())
+                                     : static_cast<uint64_t>(e.desc().workgroup_size);
   out.per_row = false;
 }
 
@@ -252,12 +305,17 @@ class RowFamily final : public Family {
   }
   Fusion fusion() const override { return Fusion::Epilogue; }
   std::vector<Shape> epilogue_shapes(const KernelPlan& kp) const override {
-    return {kp.shape, reduced_shape(kp.shape, kp.axis)};
+    std::vector<Shape> shapes{kp.shape, reduced_shape(kp.shape, kp.axis)};
+    shapes.insert(shapes.end(), kp.total_shapes.begin(), kp.total_shapes.end());
+    return shapes;
   }
   bool takes_anchor(const ir::Graph& g, const KernelPlan& kp, ValueId v) const override {
     const ir::Node& n = g.node(v);
-    return n.op == ir::OpKind::Reduce && n.get<ir::ReduceAttrs>().axis == kp.axis &&
-           g.type(n.inputs[0]).shape == kp.shape;
+    if (n.op != ir::OpKind::Reduce) return false;
+    return row_reduction(g, kp, v) || takes_total(g, kp, v);
+  }
+  bool takes_as_total(const ir::Graph& g, const KernelPlan& kp, ValueId v) const override {
+    return !row_reduction(g, kp, v) && takes_total(g, kp, v);
   }
   bool rewrites(const ir::Graph& g, const runtime::Backend&) const override {
     return has_long_reductions(g);
@@ -271,6 +329,7 @@ class RowFamily final : public Family {
   VariantChoice choose(const VariantContext& c, const KernelPlan& kp) const override {
     // The CPU target: a row per thread at a time.
     if (c.backend.kind() == runtime::DeviceKind::Cpu) return {1};
+    if (!kp.totals.empty()) return {variant_of(kTotalsWorkgroup, true)};
     RowChoice rc = choose_row(c.g, kp.reductions.front(), c.backend);
     return {variant_of(rc.workgroup, rc.thread_rows), std::move(rc.tune_key)};
   }
@@ -285,7 +344,7 @@ class RowFamily final : public Family {
                         v & ~kThreadRows);
   }
   uint64_t specialisation(const ir::Graph&, const KernelPlan& kp) const override {
-    if (kp.variant & kThreadRows) return 0;
+    if ((kp.variant & kThreadRows) || !kp.totals.empty()) return kp.totals.empty() ? 0 : 1;
     return static_cast<uint64_t>(row_cache_steps(kp.shape[kp.axis], workgroup(kp)));
   }
 
@@ -294,7 +353,7 @@ class RowFamily final : public Family {
     const KernelPlan& kp = plan.kernels[kernel];
     e.desc().workgroup_size = static_cast<uint32_t>(workgroup(kp));
     KernelGeometry out;
-    if (kp.variant & kThreadRows) {
+    if ((kp.variant & kThreadRows) || !kp.totals.empty()) {
       lower_thread_rows(g, e, kp, out);
     } else {
       lower_row(g, e, kp, out);
@@ -303,6 +362,25 @@ class RowFamily final : public Family {
   }
 
  private:
+  // A reduction over all rows of a kernel with up to kTotalsMaxRows rows of up to
+  // kThreadRowsMaxShort elements (a loss's batch mean over its per-sample costs) joins it: the
+  // kernel then runs as one workgroup of kTotalsWorkgroup threads, a row per thread.
+  static constexpr int64_t kTotalsMaxRows = 4096;
+  static constexpr int kTotalsWorkgroup = 256;
+  // Another reduction of the kernel's rows.
+  static bool row_reduction(const ir::Graph& g, const KernelPlan& kp, ValueId v) {
+    const ir::Node& n = g.node(v);
+    return n.get<ir::ReduceAttrs>().axis == kp.axis && g.type(n.inputs[0]).shape == kp.shape;
+  }
+  static bool takes_total(const ir::Graph& g, const KernelPlan& kp, ValueId v) {
+    const ir::Node& n = g.node(v);
+    ReduceFn fn = n.get<ir::ReduceAttrs>().fn;
+    if (fn == ReduceFn::ArgMax || fn == ReduceFn::ArgMin) return false;
+    const int64_t len = kp.shape[kp.axis];
+    const int64_t rows = len == 0 ? 0 : kp.shape.numel() / len;
+    return rows >= 2 && rows <= kTotalsMaxRows && len <= kThreadRowsMaxShort &&
+           g.type(n.inputs[0]).shape.numel() == rows && n.type.shape.numel() == 1;
+  }
   static Variant variant_of(int workgroup, bool thread_rows) {
     return static_cast<Variant>(workgroup) | (thread_rows ? kThreadRows : 0);
   }
