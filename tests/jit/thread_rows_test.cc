@@ -42,6 +42,22 @@ TEST(ThreadRows, StridedAndShortRowsMatchTheCpu) {
   });
 }
 
+// Reductions over all rows of a value per row join the row kernel (KernelPlan::totals): a
+// loss's mean, a maximum over rows, a value of the total's shape that reads it, and rows of one
+// element with a reduction over another axis (the fuzz's case), against the CPU reference.
+TEST(RowTotals, MatchTheCpu) {
+  EMBER_REQUIRE_GPU_DEVICE();
+  testing::expect_same_fused_and_unfused([](const Device& dev) -> std::vector<RawTensor> {
+    auto s = Tensor<2>::from_data(testing::host_uniform({300, 10}, 96), dev);
+    auto lse = s.exp().sum_dim(1).log();  // [300, 1]
+    auto per_row = (lse - s.max_dim(1)).reshape({300});
+    auto column = Tensor<4>::from_data(testing::host_uniform({1, 1, 5, 1}, 97), dev);
+    auto soft = activation::softmax(column, 3);  // rows of one element
+    return {per_row.mean().raw(), (per_row.max() * 2.0 + 1.0).raw(), lse.sum().raw(),
+            activation::softmax(soft, 2).raw(), soft.max_dim(2).raw()};
+  });
+}
+
 TEST(ThreadRows, ThePlanNamesTheVariant) {
   EMBER_REQUIRE_GPU_DEVICE();
   namespace fs = std::filesystem;
