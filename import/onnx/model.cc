@@ -1,0 +1,260 @@
+#include "import/onnx/model.h"
+
+#include <set>
+
+#include "frontend/tensor.h"
+#include "import/onnx/registry.h"
+#include "import/onnx/tensor_proto.h"
+
+namespace ember::onnx_import {
+namespace {
+
+IoInfo io_info(const ::onnx::ValueInfoProto& v) {
+  IoInfo io;
+  io.name = v.name();
+  if (v.type().has_tensor_type()) {
+    const auto& tt = v.type().tensor_type();
+    io.onnx_type = tt.elem_type();
+    io.has_shape = tt.has_shape();
+    for (const auto& d : tt.shape().dim()) {
+      io.dims.push_back(d.has_dim_value() ? d.dim_value() : -1);
+      io.dim_names.push_back(d.has_dim_param() ? d.dim_param() : "");
+    }
+  }
+  return io;
+}
+
+// Runs one node: its converter on `device`, its outputs stored in `env` (as host values when
+// `host`: shape arithmetic and folded constants).
+void run_node(const ::onnx::NodeProto& node, int opset, std::map<std::string, Value>& env,
+              const Device& device, bool host) {
+  std::vector<const Value*> inputs;
+  for (const auto& name : node.input()) {
+    if (name.empty()) {
+      inputs.push_back(nullptr);
+      continue;
+    }
+    auto it = env.find(name);
+    if (it == env.end()) {
+      throw Error("onnx: " + describe(node, opset) + ": input '" + name + "' is not computed");
+    }
+    inputs.push_back(&it->second);
+  }
+  NodeContext ctx(node, opset, device, std::move(inputs));
+  std::vector<Value> out = Registry::instance().find(node.op_type())->convert(ctx);
+  for (int i = 0; i < node.output_size(); ++i) {
+    if (node.output(i).empty()) continue;
+    if (i >= static_cast<int>(out.size()) || !out[i].defined()) {
+      throw Error("onnx: " + describe(node, opset) + ": output " + std::to_string(i) +
+                  " is not produced");
+    }
+    Value v = host ? Value::known(out[i].data()) : std::move(out[i]);
+    env.insert_or_assign(node.output(i), std::move(v));
+  }
+}
+
+// The node's inputs are all host values and its op may be evaluated ahead.
+bool all_known(const ::onnx::NodeProto& node, const std::map<std::string, Value>& env) {
+  const OpEntry* e = Registry::instance().find(node.op_type());
+  if (!e || !e->foldable) return false;
+  for (const auto& name : node.input()) {
+    if (name.empty()) continue;
+    auto it = env.find(name);
+    if (it == env.end() || !it->second.is_known()) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string IoInfo::to_string() const {
+  std::string s = name + ": " + (onnx_type ? onnx_type_name(onnx_type) : "?");
+  if (!has_shape) return s + "[?]";
+  s += "[";
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (i) s += ", ";
+    s += !dim_names[i].empty() ? dim_names[i] : dims[i] < 0 ? "?" : std::to_string(dims[i]);
+  }
+  return s + "]";
+}
+
+Model Model::load(const std::string& path, const ImportOptions& options) {
+  return from_proto(read_model(path, options.read), path, options);
+}
+
+Model Model::from_proto(const ::onnx::ModelProto& proto, const std::string& name,
+                        const ImportOptions& options) {
+  Model m;
+  m.device_ = options.device;
+  m.opset_ = default_opset(proto);
+  m.graph_ = std::make_shared<const ::onnx::GraphProto>(proto.graph());
+  const auto& g = *m.graph_;
+  m.check_supported(name);
+  std::set<std::string> init_names;
+  for (const auto& t : g.initializer()) {
+    init_names.insert(t.name());
+    TensorData d = to_data(t);
+    if (is_float(d.dtype()) && d.shape().rank() <= kMaxParamRank && d.num_elements() > 0) {
+      m.weights_.entries.push_back(
+          {t.name(), Weights::make_param(d, m.device_, options.trainable), d.shape().rank()});
+    } else {
+      m.constants_.insert_or_assign(t.name(), Value::known(std::move(d)));
+    }
+  }
+  // Before IR version 4 initializers were also listed as inputs: those are not bound at run time.
+  for (const auto& v : g.input()) {
+    if (!init_names.count(v.name())) m.inputs_.push_back(io_info(v));
+  }
+  for (const auto& v : g.output()) m.outputs_.push_back(io_info(v));
+  for (const auto& n : g.node()) m.nodes_.push_back(&n);
+  m.fold_constants();
+  return m;
+}
+
+void Model::check_supported(const std::string& name) const {
+  std::vector<std::string> problems;
+  auto check_type = [&](const ::onnx::ValueInfoProto& v, const char* what) {
+    if (!v.type().has_tensor_type()) {
+      problems.push_back(std::string(what) + " '" + v.name() + "' is not a tensor");
+      return;
+    }
+    int32_t t = v.type().tensor_type().elem_type();
+    if (t && !to_dtype(t)) {
+      problems.push_back(std::string(what) + " '" + v.name() + "' has element type " +
+                         onnx_type_name(t) + ", which Ember lacks");
+    }
+  };
+  for (const auto& v : graph_->input()) check_type(v, "input");
+  for (const auto& v : graph_->output()) check_type(v, "output");
+  for (const auto& v : graph_->value_info()) check_type(v, "value");
+  for (const auto& t : graph_->initializer()) {
+    if (!to_dtype(t.data_type())) {
+      problems.push_back("initializer '" + t.name() + "' has element type " +
+                         onnx_type_name(t.data_type()) + ", which Ember lacks");
+    }
+  }
+  for (const auto& n : graph_->node()) {
+    std::string why = unsupported_reason(n, opset_);
+    if (!why.empty()) problems.push_back(describe(n, opset_) + ": " + why);
+  }
+  if (problems.empty()) return;
+  std::string msg = "onnx: '" + name + "': " + std::to_string(problems.size()) +
+                    " unsupported construct" + (problems.size() > 1 ? "s" : "") + ":";
+  for (const auto& p : problems) msg += "\n  " + p;
+  throw Error(msg);
+}
+
+// Nodes whose inputs are all constants are evaluated once, here, on the host: what remains to
+// run depends on the graph inputs or the parameters.
+void Model::fold_constants() {
+  std::map<std::string, Value> env = constants_;
+  std::vector<const ::onnx::NodeProto*> kept;
+  for (const auto* n : nodes_) {
+    if (all_known(*n, env)) {
+      run_node(*n, opset_, env, Device::cpu_reference(), /*host=*/true);
+      ++folded_;
+    } else {
+      kept.push_back(n);
+    }
+  }
+  // Only the constants something still reads (or the graph returns) are kept.
+  std::set<std::string> used;
+  for (const auto* n : kept) used.insert(n->input().begin(), n->input().end());
+  for (const auto& o : outputs_) used.insert(o.name);
+  constants_.clear();
+  for (auto& [k, v] : env) {
+    if (used.count(k)) constants_.insert_or_assign(k, v);
+  }
+  nodes_ = std::move(kept);
+}
+
+std::vector<Value> Model::bind_inputs(const std::vector<Value>& given) const {
+  if (given.size() != inputs_.size()) {
+    throw Error("onnx: the model takes " + std::to_string(inputs_.size()) + " inputs, got " +
+                std::to_string(given.size()));
+  }
+  std::map<std::string, int64_t> symbols;  // symbolic dims bound by the first input using them
+  for (size_t i = 0; i < given.size(); ++i) {
+    const IoInfo& io = inputs_[i];
+    const Value& v = given[i];
+    std::string where = "onnx: input '" + io.name + "' (" + io.to_string() + ")";
+    if (io.onnx_type && to_dtype(io.onnx_type) != v.dtype()) {
+      throw Error(where + ": got a " + dtype_name(v.dtype()) + " tensor");
+    }
+    if (!io.has_shape) continue;
+    std::vector<int64_t> dims = v.dims();
+    if (dims.size() != io.dims.size()) {
+      throw Error(where + ": got rank " + std::to_string(dims.size()));
+    }
+    for (size_t d = 0; d < dims.size(); ++d) {
+      if (io.dims[d] >= 0 && io.dims[d] != dims[d]) {
+        throw Error(where + ": dim " + std::to_string(d) + " is " + std::to_string(dims[d]));
+      }
+      if (io.dims[d] < 0 && !io.dim_names[d].empty()) {
+        auto [it, fresh] = symbols.emplace(io.dim_names[d], dims[d]);
+        if (!fresh && it->second != dims[d]) {
+          throw Error(where + ": dim '" + io.dim_names[d] + "' is " + std::to_string(dims[d]) +
+                      " here but " + std::to_string(it->second) + " in an earlier input");
+        }
+      }
+    }
+  }
+  return given;
+}
+
+std::vector<Value> Model::evaluate(const std::vector<Value>& inputs) const {
+  std::map<std::string, Value> env = constants_;
+  for (const auto& e : weights_.entries) {
+    RawTensor t = Weights::value(e.param);
+    env.insert_or_assign(e.name, Value::tensor(t, e.onnx_rank));
+  }
+  std::vector<Value> bound = bind_inputs(inputs);
+  for (size_t i = 0; i < bound.size(); ++i) env.insert_or_assign(inputs_[i].name, bound[i]);
+  for (const auto* n : nodes_) {
+    // Shape arithmetic (on dims of run-time tensors) stays on the host.
+    bool host = all_known(*n, env);
+    run_node(*n, opset_, env, host ? Device::cpu_reference() : device_, host);
+  }
+  std::vector<Value> out;
+  for (const auto& o : outputs_) {
+    auto it = env.find(o.name);
+    if (it == env.end()) throw Error("onnx: output '" + o.name + "' is not computed");
+    out.push_back(it->second);
+  }
+  return out;
+}
+
+std::vector<RawTensor> Model::forward(const std::vector<RawTensor>& inputs) const {
+  std::vector<Value> in;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    bool scalar = i < inputs_.size() && inputs_[i].has_shape && inputs_[i].dims.empty();
+    in.push_back(Value::tensor(inputs[i], scalar ? 0 : inputs[i].rank()));
+  }
+  std::vector<RawTensor> out;
+  for (const auto& v : evaluate(in)) out.push_back(v.on(device_));
+  return out;
+}
+
+std::vector<TensorData> Model::run(const std::vector<TensorData>& inputs) const {
+  std::vector<Value> in;
+  for (const auto& d : inputs) {
+    in.push_back(Value::tensor(detail::raw_from_data(at_least_1d(d), device_), d.shape().rank()));
+  }
+  std::vector<TensorData> out;
+  for (const auto& v : evaluate(in)) out.push_back(v.data());
+  return out;
+}
+
+Model Model::with_weights(Weights w) const {
+  Model m = *this;
+  m.weights_ = std::move(w);
+  return m;
+}
+
+std::map<std::string, int> Model::op_counts() const {
+  std::map<std::string, int> counts;
+  for (const auto* n : nodes_) ++counts[n->op_type()];
+  return counts;
+}
+
+}  // namespace ember::onnx_import

@@ -1,0 +1,190 @@
+// Conv, ConvTranspose and pooling. ONNX pads may differ before and after a dim; the frontend's
+// ops pad symmetrically, so asymmetric pads are applied to the input first.
+#include <cmath>
+#include <limits>
+
+#include "frontend/module_ops.h"
+#include "import/onnx/ops/groups.h"
+#include "import/onnx/ops/helpers.h"
+
+namespace ember::onnx_import {
+namespace {
+
+using ir::BinaryFn;
+
+struct Window {
+  std::vector<int64_t> kernel, stride, dilation, begin, end;  // per spatial dim
+};
+
+// The window of a conv or pool node over spatial dims `in`, with auto_pad resolved.
+Window window(NodeContext& c, const std::vector<int64_t>& kernel, const std::vector<int64_t>& in) {
+  size_t n = in.size();
+  Window w;
+  w.kernel = kernel;
+  w.stride = c.attr_ints("strides", std::vector<int64_t>(n, 1));
+  w.dilation = c.attr_ints("dilations", std::vector<int64_t>(n, 1));
+  std::vector<int64_t> pads = c.attr_ints("pads", std::vector<int64_t>(2 * n, 0));
+  w.begin.assign(pads.begin(), pads.begin() + n);
+  w.end.assign(pads.begin() + n, pads.end());
+  std::string autopad = c.attr_string("auto_pad", "NOTSET");
+  if (autopad == "VALID") {
+    w.begin.assign(n, 0);
+    w.end.assign(n, 0);
+  } else if (autopad == "SAME_UPPER" || autopad == "SAME_LOWER") {
+    for (size_t d = 0; d < n; ++d) {
+      int64_t out = (in[d] + w.stride[d] - 1) / w.stride[d];
+      int64_t span = (kernel[d] - 1) * w.dilation[d] + 1;
+      int64_t total = std::max<int64_t>((out - 1) * w.stride[d] + span - in[d], 0);
+      int64_t small = total / 2;
+      w.begin[d] = autopad == "SAME_UPPER" ? small : total - small;
+      w.end[d] = total - w.begin[d];
+    }
+  }
+  return w;
+}
+
+bool symmetric(const Window& w) { return w.begin == w.end; }
+
+// x padded by the window's pads (spatial dims from 2), with `value`.
+RawTensor pad_spatial(const RawTensor& x, const Window& w, double value) {
+  std::vector<std::pair<int64_t, int64_t>> p;
+  for (size_t i = w.begin.size(); i-- > 0;) p.push_back({w.begin[i], w.end[i]});
+  Scalar s = is_float(x.dtype()) ? Scalar(value) : Scalar(static_cast<int64_t>(value));
+  return ops::pad(x, p, s);
+}
+
+std::vector<int64_t> spatial(const RawTensor& x) {
+  return std::vector<int64_t>(x.shape().dims.begin() + 2, x.shape().dims.end());
+}
+
+Outputs conv(NodeContext& c) {
+  RawTensor x = c.tensor(0), w = c.tensor(1);
+  std::vector<int64_t> kernel = c.attr_ints("kernel_shape", spatial(w));
+  Window win = window(c, kernel, spatial(x));
+  ops::ConvArgs args{win.stride, win.begin, win.dilation, c.attr_int("group", 1), {}};
+  if (!symmetric(win)) {
+    x = pad_spatial(x, win, 0.0);
+    args.padding.assign(kernel.size(), 0);
+  }
+  std::optional<RawTensor> bias;
+  if (c.has_input(2)) bias = c.tensor(2);
+  return {Value::tensor(ops::conv("Conv", x, w, bias, args))};
+}
+
+// Transposed convolution with no padding, then the pads cropped from the result.
+Outputs conv_transpose(NodeContext& c) {
+  RawTensor x = c.tensor(0), w = c.tensor(1);
+  std::vector<int64_t> in = spatial(x), kernel = c.attr_ints("kernel_shape", spatial(w));
+  size_t n = in.size();
+  std::vector<int64_t> stride = c.attr_ints("strides", std::vector<int64_t>(n, 1));
+  std::vector<int64_t> dil = c.attr_ints("dilations", std::vector<int64_t>(n, 1));
+  std::vector<int64_t> outpad = c.attr_ints("output_padding", std::vector<int64_t>(n, 0));
+  std::vector<int64_t> pads = c.attr_ints("pads", std::vector<int64_t>(2 * n, 0));
+  std::vector<int64_t> full(n);
+  for (size_t d = 0; d < n; ++d) {
+    full[d] = stride[d] * (in[d] - 1) + outpad[d] + (kernel[d] - 1) * dil[d] + 1;
+  }
+  std::string autopad = c.attr_string("auto_pad", "NOTSET");
+  std::vector<int64_t> wanted = c.attr_ints("output_shape");
+  if (!wanted.empty() || autopad == "SAME_UPPER" || autopad == "SAME_LOWER") {
+    for (size_t d = 0; d < n; ++d) {
+      int64_t out = !wanted.empty() ? wanted[wanted.size() - n + d] : in[d] * stride[d];
+      int64_t total = full[d] - out;
+      if (total < 0) c.fail("output_shape larger than the full transposed convolution");
+      // SAME_UPPER (and an output_shape) put the larger half of the padding at the end.
+      int64_t small = total / 2;
+      pads[d] = autopad == "SAME_LOWER" ? total - small : small;
+      pads[d + n] = total - pads[d];
+    }
+  }
+  ops::ConvArgs args{stride, std::vector<int64_t>(n, 0), dil, c.attr_int("group", 1), outpad};
+  std::optional<RawTensor> bias;
+  if (c.has_input(2)) bias = c.tensor(2);
+  RawTensor y = ops::conv_transpose("ConvTranspose", x, w, bias, args);
+  std::vector<Range> crop(y.rank(), Range::all());
+  for (size_t d = 0; d < n; ++d) crop[d + 2] = Range(pads[d], full[d] - pads[d + n]);
+  return {Value::tensor(ops::slice(y, crop))};
+}
+
+ops::PoolArgs pool_args(NodeContext& c, const Window& w) {
+  ops::PoolArgs a;
+  a.kernel = w.kernel;
+  a.stride = w.stride;
+  a.dilation = w.dilation;
+  a.padding = symmetric(w) ? w.begin : std::vector<int64_t>(w.kernel.size(), 0);
+  a.ceil_mode = c.attr_int("ceil_mode", 0);
+  a.count_include_pad = c.attr_int("count_include_pad", 0);
+  return a;
+}
+
+Outputs max_pool(NodeContext& c) {
+  RawTensor x = c.tensor(0);
+  Window w = window(c, c.attr_ints("kernel_shape"), spatial(x));
+  ops::PoolArgs a = pool_args(c, w);
+  if (!symmetric(w)) x = pad_spatial(x, w, -std::numeric_limits<double>::infinity());
+  if (!c.has_output(1)) return {Value::tensor(ops::max_pool("MaxPool", x, a))};
+  if (!symmetric(w)) c.fail("indices with asymmetric pads are not supported");
+  RawTensor idx;
+  RawTensor y = ops::max_pool("MaxPool", x, a, &idx);
+  // Indices within each input plane become indices into the whole (row-major) input.
+  auto d = x.shape().vector();
+  int64_t plane = 1;
+  for (size_t i = 2; i < d.size(); ++i) plane *= d[i];
+  std::vector<int64_t> view(d.size(), 1);
+  view[0] = d[0];
+  view[1] = d[1];
+  RawTensor base = ops::arange(0, d[0] * d[1], 1, DType::I64, x.device());
+  base = bin(BinaryFn::Mul, ops::reshape(base, view), static_cast<double>(plane));
+  idx = bin(BinaryFn::Add, ops::cast(idx, DType::I64), base);
+  return {Value::tensor(y), Value::tensor(idx)};
+}
+
+Outputs avg_pool(NodeContext& c) {
+  RawTensor x = c.tensor(0);
+  Window w = window(c, c.attr_ints("kernel_shape"), spatial(x));
+  ops::PoolArgs a = pool_args(c, w);
+  if (symmetric(w)) return {Value::tensor(ops::avg_pool("AveragePool", x, a))};
+  // Asymmetric pads: zero-padded sums over the count of elements each window averages.
+  RawTensor xp = pad_spatial(x, w, 0.0);
+  a.count_include_pad = true;
+  RawTensor sum = ops::avg_pool("AveragePool", xp, a);
+  if (c.attr_int("count_include_pad", 0)) return {Value::tensor(sum)};
+  RawTensor ones = pad_spatial(ops::ones(x.shape(), x.dtype(), x.device()), w, 0.0);
+  RawTensor frac = ops::avg_pool("AveragePool", ones, a);
+  return {Value::tensor(bin(BinaryFn::Div, sum, frac))};
+}
+
+Outputs global_pool(NodeContext& c, bool max) {
+  RawTensor x = c.tensor(0);
+  for (int d = 2; d < x.rank(); ++d) {
+    x = max ? ops::reduce_dim(ir::ReduceFn::Max, x, d) : ops::mean_dim(x, d);
+  }
+  return {Value::tensor(x)};
+}
+
+std::string check_pool(const ::onnx::NodeProto& n, int) {
+  for (const auto& a : n.attribute()) {
+    if (a.name() == "storage_order" && a.i() != 0) return "storage_order 1 not supported";
+  }
+  return "";
+}
+
+}  // namespace
+
+void register_conv(Registry& r) {
+  r.add("Conv", {conv, {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"}});
+  r.add("ConvTranspose", {conv_transpose,
+                          {"auto_pad", "dilations", "group", "kernel_shape", "output_padding",
+                           "output_shape", "pads", "strides"}});
+  r.add("MaxPool",
+        {max_pool,
+         {"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "storage_order", "strides"},
+         check_pool});
+  r.add("AveragePool",
+        {avg_pool,
+         {"auto_pad", "ceil_mode", "count_include_pad", "kernel_shape", "pads", "strides"}});
+  r.add("GlobalAveragePool", {[](NodeContext& c) { return global_pool(c, false); }, {}});
+  r.add("GlobalMaxPool", {[](NodeContext& c) { return global_pool(c, true); }, {}});
+}
+
+}  // namespace ember::onnx_import

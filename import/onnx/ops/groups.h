@@ -1,0 +1,17 @@
+#pragma once
+// The op groups, each registering its converters (one file per group under ops/).
+#include "import/onnx/registry.h"
+
+namespace ember::onnx_import {
+
+void register_elementwise(Registry& r);
+void register_activation(Registry& r);
+void register_reduce(Registry& r);
+void register_shape(Registry& r);
+void register_index(Registry& r);
+void register_linalg(Registry& r);
+void register_conv(Registry& r);
+void register_norm(Registry& r);
+void register_resample(Registry& r);
+
+}  // namespace ember::onnx_import

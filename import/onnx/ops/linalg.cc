@@ -1,0 +1,142 @@
+// MatMul, Gemm and Einsum.
+#include <set>
+
+#include "import/onnx/ops/groups.h"
+#include "import/onnx/ops/helpers.h"
+
+namespace ember::onnx_import {
+namespace {
+
+using ir::BinaryFn;
+
+// NumPy matmul: 1-D operands become a row (left) or column (right) and lose that dim again;
+// batch dims broadcast.
+Outputs matmul(NodeContext& c) {
+  RawTensor a = c.tensor(0), b = c.tensor(1);
+  int ra = c.input(0).rank(), rb = c.input(1).rank();
+  if (ra == 1) a = ops::reshape(a, {1, a.shape()[0]});
+  if (rb == 1) b = ops::reshape(b, {b.shape()[0], 1});
+  int r = std::max(a.rank(), b.rank());
+  RawTensor y = ops::matmul(align(a, r), align(b, r));
+  std::vector<int64_t> dims = y.shape().vector();
+  if (rb == 1) dims.erase(dims.end() - 1);
+  if (ra == 1) dims.erase(dims.end() - (rb == 1 ? 1 : 2));
+  int out_rank = static_cast<int>(dims.size());
+  if (dims.empty()) dims.push_back(1);
+  return {Value::tensor(ops::reshape(y, dims), out_rank)};
+}
+
+Outputs gemm(NodeContext& c) {
+  RawTensor a = c.tensor(0), b = c.tensor(1);
+  if (c.attr_int("transA", 0)) a = ops::transpose(a);
+  if (c.attr_int("transB", 0)) b = ops::transpose(b);
+  RawTensor y = ops::matmul(a, b);
+  double alpha = c.attr_float("alpha", 1.0f), beta = c.attr_float("beta", 1.0f);
+  if (alpha != 1.0) y = bin(BinaryFn::Mul, y, alpha);
+  if (c.has_input(2)) {
+    RawTensor bias = c.tensor(2);
+    if (beta != 1.0) bias = bin(BinaryFn::Mul, bias, beta);
+    y = bin(BinaryFn::Add, y, bias);
+  }
+  return {Value::tensor(y, 2)};
+}
+
+struct EinsumSpec {
+  std::vector<std::string> inputs;
+  std::string output;
+};
+
+std::string strip(const std::string& s) {
+  std::string out;
+  for (char ch : s) {
+    if (ch != ' ') out += ch;
+  }
+  return out;
+}
+
+EinsumSpec parse_einsum(const std::string& eq) {
+  EinsumSpec spec;
+  std::string e = strip(eq);
+  size_t arrow = e.find("->");
+  std::string lhs = arrow == std::string::npos ? e : e.substr(0, arrow);
+  size_t pos = 0;
+  while (true) {
+    size_t comma = lhs.find(',', pos);
+    spec.inputs.push_back(lhs.substr(pos, comma - pos));
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  if (arrow != std::string::npos) {
+    spec.output = e.substr(arrow + 2);
+  } else {
+    // Implicit output: the letters used once, in alphabetical order.
+    std::map<char, int> count;
+    for (const auto& in : spec.inputs) {
+      for (char ch : in) ++count[ch];
+    }
+    for (const auto& [ch, n] : count) {
+      if (n == 1) spec.output += ch;
+    }
+  }
+  return spec;
+}
+
+std::string check_einsum(const ::onnx::NodeProto& n, int) {
+  for (const auto& a : n.attribute()) {
+    if (a.name() != "equation") continue;
+    if (a.s().find("...") != std::string::npos) return "einsum with an ellipsis not supported";
+    for (const auto& term : parse_einsum(a.s()).inputs) {
+      std::set<char> seen(term.begin(), term.end());
+      if (seen.size() != term.size()) return "einsum with a repeated index (a diagonal)";
+    }
+  }
+  return "";
+}
+
+// Every operand laid out over all letters (size 1 where it lacks one), multiplied with
+// broadcasting, then summed over the letters the output drops.
+Outputs einsum(NodeContext& c) {
+  EinsumSpec spec = parse_einsum(c.attr_string("equation", ""));
+  if (static_cast<int>(spec.inputs.size()) != c.num_inputs()) c.fail("operand count mismatch");
+  std::string letters = spec.output;
+  for (const auto& in : spec.inputs) {
+    for (char ch : in) {
+      if (letters.find(ch) == std::string::npos) letters += ch;
+    }
+  }
+  int n = static_cast<int>(letters.size());
+  RawTensor acc;
+  for (int i = 0; i < c.num_inputs(); ++i) {
+    const std::string& term = spec.inputs[i];
+    RawTensor x = c.tensor(i);
+    std::vector<int64_t> perm, view;
+    for (char ch : letters) {
+      size_t p = term.find(ch);
+      if (p != std::string::npos) perm.push_back(static_cast<int64_t>(p));
+    }
+    if (!term.empty()) x = ops::permute(x, perm);
+    size_t k = 0;
+    for (char ch : letters) {
+      view.push_back(term.find(ch) != std::string::npos ? x.shape()[static_cast<int>(k++)] : 1);
+    }
+    x = ops::reshape(x, view.empty() ? std::vector<int64_t>{1} : view);
+    acc = acc.defined() ? bin(BinaryFn::Mul, acc, x) : x;
+  }
+  for (int d = n - 1; d >= static_cast<int>(spec.output.size()); --d) {
+    acc = ops::reduce_dim(ir::ReduceFn::Sum, acc, d);
+  }
+  int out_rank = static_cast<int>(spec.output.size());
+  std::vector<int64_t> dims(acc.shape().dims.begin(), acc.shape().dims.begin() + out_rank);
+  if (dims.empty()) dims.push_back(1);
+  return {Value::tensor(ops::reshape(acc, dims), out_rank)};
+}
+
+}  // namespace
+
+void register_linalg(Registry& r) {
+  r.add("MatMul", {matmul, {}});
+  r.add("Gemm", {gemm, {"alpha", "beta", "transA", "transB"}});
+  r.add("Einsum", {einsum, {"equation"}, check_einsum});
+}
+
+}  // namespace ember::onnx_import

@@ -1,0 +1,60 @@
+#include "import/onnx/registry.h"
+
+#include <algorithm>
+
+#include "import/onnx/ops/groups.h"
+
+namespace ember::onnx_import {
+
+const Registry& Registry::instance() {
+  static const Registry r = [] {
+    Registry reg;
+    register_elementwise(reg);
+    register_activation(reg);
+    register_reduce(reg);
+    register_shape(reg);
+    register_index(reg);
+    register_linalg(reg);
+    register_conv(reg);
+    register_norm(reg);
+    register_resample(reg);
+    return reg;
+  }();
+  return r;
+}
+
+void Registry::add(const std::string& op_type, OpEntry entry) { ops_[op_type] = std::move(entry); }
+
+const OpEntry* Registry::find(const std::string& op_type) const {
+  auto it = ops_.find(op_type);
+  return it == ops_.end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> Registry::op_types() const {
+  std::vector<std::string> out;
+  for (const auto& [k, v] : ops_) out.push_back(k);
+  return out;
+}
+
+std::string unsupported_reason(const ::onnx::NodeProto& node, int opset) {
+  if (!node.domain().empty() && node.domain() != "ai.onnx") {
+    return "domain '" + node.domain() + "' is not supported";
+  }
+  const OpEntry* e = Registry::instance().find(node.op_type());
+  if (!e) return "op type not supported";
+  std::vector<std::string> bad;
+  for (const auto& a : node.attribute()) {
+    if (std::find(e->attrs.begin(), e->attrs.end(), a.name()) == e->attrs.end()) {
+      bad.push_back(a.name());
+    }
+  }
+  if (!bad.empty()) {
+    std::string s = "attribute";
+    s += bad.size() > 1 ? "s " : " ";
+    for (size_t i = 0; i < bad.size(); ++i) s += (i ? ", '" : "'") + bad[i] + "'";
+    return s + " not supported";
+  }
+  return e->check ? e->check(node, opset) : "";
+}
+
+}  // namespace ember::onnx_import

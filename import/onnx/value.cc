@@ -1,0 +1,60 @@
+#include "import/onnx/value.h"
+
+#include "frontend/tensor.h"
+
+namespace ember::onnx_import {
+
+Value Value::tensor(RawTensor t, int rank) {
+  if (rank == 0 && t.shape().numel() != 1) {
+    throw Error("onnx: a scalar value needs one element, got " + t.shape().to_string());
+  }
+  Value v;
+  v.t_ = std::move(t);
+  v.rank_ = rank;
+  return v;
+}
+
+Value Value::known(TensorData data) {
+  Value v;
+  v.rank_ = data.shape().rank();
+  v.host_ = std::make_shared<const TensorData>(std::move(data));
+  return v;
+}
+
+DType Value::dtype() const { return host_ ? host_->dtype() : t_.dtype(); }
+
+std::vector<int64_t> Value::dims() const {
+  if (host_) return host_->shape().vector();
+  if (rank_ == 0) return {};
+  return t_.shape().vector();
+}
+
+int64_t Value::numel() const { return Shape(dims()).numel(); }
+
+const TensorData& Value::data() const {
+  if (!host_) host_ = std::make_shared<const TensorData>(with_shape(t_.to_data(), dims()));
+  return *host_;
+}
+
+const RawTensor& Value::on(const Device& device) const {
+  if (!t_.defined() || t_.device() != device) {
+    if (host_) {
+      t_ = detail::raw_from_data(at_least_1d(*host_), device);
+    } else {
+      t_ = ops::to_device(t_, device);
+    }
+  }
+  return t_;
+}
+
+TensorData at_least_1d(const TensorData& d) {
+  if (d.shape().rank() > 0) return d;
+  return TensorData(d.dtype(), Shape{1}, d.bytes());
+}
+
+TensorData with_shape(const TensorData& d, const std::vector<int64_t>& dims) {
+  if (d.shape().vector() == dims) return d;
+  return TensorData(d.dtype(), Shape(dims), d.bytes());
+}
+
+}  // namespace ember::onnx_import

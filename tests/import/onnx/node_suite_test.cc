@@ -1,0 +1,168 @@
+// The ONNX backend node cases (Debian's libonnx-testdata): every case imported and run on the
+// CPU, its outputs compared with the expected ones at the backend tests' tolerances (rtol 1e-3,
+// atol 1e-7). A case is `unsupported` when the import reports an op, attribute or element type
+// Ember lacks (before anything runs), `failed` on any other error or a wrong output, `passed`
+// otherwise. The per-case results go to a JSON file (scripts/onnx_table.py renders docs/onnx.md);
+// the test fails when fewer than 90% of the supported cases pass.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "import/onnx/model.h"
+#include "import/onnx/registry.h"
+#include "import/onnx/tensor_proto.h"
+
+namespace ember::onnx_import {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CaseResult {
+  std::string name, status, message;
+  std::set<std::string> ops;
+  double seconds = 0;
+};
+
+std::string env_or(const char* name, const char* fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? v : fallback;
+}
+
+TensorData read_tensor(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  ::onnx::TensorProto t;
+  if (!t.ParseFromString(ss.str())) throw Error("cannot parse " + p.string());
+  return to_data(t);
+}
+
+std::vector<fs::path> numbered(const fs::path& dir, const std::string& prefix) {
+  std::vector<fs::path> out;
+  for (int i = 0;; ++i) {
+    fs::path p = dir / (prefix + std::to_string(i) + ".pb");
+    if (!fs::exists(p)) break;
+    out.push_back(p);
+  }
+  return out;
+}
+
+// "" when `got` matches `want`: same shape and dtype, values within rtol 1e-3 + atol 1e-7 (NaN
+// matching NaN, infinities exactly).
+std::string compare(const TensorData& got, const TensorData& want) {
+  if (got.shape() != want.shape()) {
+    return "shape " + got.shape().to_string() + ", expected " + want.shape().to_string();
+  }
+  if (got.dtype() != want.dtype()) {
+    return std::string("dtype ") + dtype_name(got.dtype()) + ", expected " +
+           dtype_name(want.dtype());
+  }
+  std::vector<double> g = got.to_vec<double>(), w = want.to_vec<double>();
+  for (size_t i = 0; i < g.size(); ++i) {
+    if (std::isnan(w[i]) && std::isnan(g[i])) continue;
+    if (g[i] == w[i]) continue;
+    if (std::abs(g[i] - w[i]) <= 1e-7 + 1e-3 * std::abs(w[i])) continue;
+    return "element " + std::to_string(i) + " is " + std::to_string(g[i]) + ", expected " +
+           std::to_string(w[i]);
+  }
+  return "";
+}
+
+CaseResult run_case(const fs::path& dir) {
+  CaseResult r;
+  r.name = dir.filename().string();
+  auto start = std::chrono::steady_clock::now();
+  try {
+    ::onnx::ModelProto proto = read_model((dir / "model.onnx").string());
+    for (const auto& n : proto.graph().node()) r.ops.insert(n.op_type());
+    ImportOptions options;
+    options.device = Device::cpu();
+    Model model = Model::from_proto(proto, r.name, options);
+    fs::path data = dir / "test_data_set_0";
+    std::vector<TensorData> inputs;
+    // Optional inputs left out of the graph have no file; files beyond the graph's inputs are
+    // not read.
+    for (const auto& p : numbered(data, "input_")) inputs.push_back(read_tensor(p));
+    inputs.resize(std::min(inputs.size(), model.inputs().size()));
+    std::vector<TensorData> got = model.run(inputs);
+    std::vector<fs::path> want = numbered(data, "output_");
+    r.status = "passed";
+    if (got.size() < want.size()) {
+      r.status = "failed";
+      r.message = std::to_string(got.size()) + " outputs, expected " + std::to_string(want.size());
+    }
+    for (size_t i = 0; i < want.size() && i < got.size(); ++i) {
+      std::string diff = compare(got[i], read_tensor(want[i]));
+      if (!diff.empty()) {
+        r.status = "failed";
+        r.message = "output " + std::to_string(i) + ": " + diff;
+        break;
+      }
+    }
+  } catch (const Error& e) {
+    std::string msg = e.what();
+    r.status = msg.find("unsupported construct") != std::string::npos ? "unsupported" : "failed";
+    r.message = msg;
+  } catch (const std::exception& e) {
+    r.status = "failed";
+    r.message = e.what();
+  }
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return r;
+}
+
+void write_results(const std::vector<CaseResult>& results, const std::string& path) {
+  nlohmann::json cases = nlohmann::json::array();
+  for (const auto& r : results) {
+    cases.push_back({{"name", r.name},
+                     {"status", r.status},
+                     {"ops", std::vector<std::string>(r.ops.begin(), r.ops.end())},
+                     {"message", r.message},
+                     {"seconds", r.seconds}});
+  }
+  nlohmann::json doc = {
+      {"device", "cpu"}, {"supported_ops", Registry::instance().op_types()}, {"cases", cases}};
+  std::ofstream(path) << doc.dump(1) << "\n";
+}
+
+TEST(OnnxNodeSuite, NinetyPercentOfSupportedCasesPass) {
+  fs::path root = env_or("EMBER_ONNX_NODE_DIR", EMBER_ONNX_NODE_DIR);
+  if (!fs::exists(root)) GTEST_SKIP() << "no ONNX node cases at " << root;
+  std::vector<fs::path> dirs;
+  std::string filter = env_or("EMBER_ONNX_CASE_FILTER", "");
+  for (const auto& e : fs::directory_iterator(root)) {
+    if (e.is_directory() && e.path().filename().string().find(filter) != std::string::npos) {
+      dirs.push_back(e.path());
+    }
+  }
+  std::sort(dirs.begin(), dirs.end());
+  std::vector<CaseResult> results;
+  int passed = 0, failed = 0, unsupported = 0;
+  for (const auto& d : dirs) {
+    results.push_back(run_case(d));
+    const CaseResult& r = results.back();
+    if (r.status == "passed") ++passed;
+    if (r.status == "failed") ++failed;
+    if (r.status == "unsupported") ++unsupported;
+    if (std::getenv("EMBER_ONNX_VERBOSE")) {
+      std::cout << r.status << " " << r.name << " (" << r.seconds << " s) " << r.message << "\n";
+    }
+  }
+  std::string out = env_or("EMBER_ONNX_RESULTS", EMBER_ONNX_RESULTS);
+  write_results(results, out);
+  std::cout << "onnx node cases: " << dirs.size() << " total, " << passed << " passed, " << failed
+            << " failed, " << unsupported << " unsupported; results in " << out << "\n";
+  ASSERT_GT(passed + failed, 0);
+  double rate = static_cast<double>(passed) / (passed + failed);
+  EXPECT_GE(rate, 0.9) << passed << " of " << passed + failed << " supported cases pass";
+}
+
+}  // namespace
+}  // namespace ember::onnx_import
