@@ -45,6 +45,16 @@ Window window(NodeContext& c, const std::vector<int64_t>& kernel, const std::vec
 
 bool symmetric(const Window& w) { return w.begin == w.end; }
 
+// Whether the frontend's pools take the pads as they are: symmetric and at most half the kernel
+// (PyTorch's rule); otherwise the input is padded first.
+bool pool_pads_ok(const Window& w) {
+  if (!symmetric(w)) return false;
+  for (size_t d = 0; d < w.begin.size(); ++d) {
+    if (2 * w.begin[d] > (w.kernel[d] - 1) * w.dilation[d] + 1) return false;
+  }
+  return true;
+}
+
 // x padded by the window's pads (spatial dims from 2), with `value`.
 RawTensor pad_spatial(const RawTensor& x, const Window& w, double value) {
   std::vector<std::pair<int64_t, int64_t>> p;
@@ -90,7 +100,12 @@ Outputs conv_transpose(NodeContext& c) {
     for (size_t d = 0; d < n; ++d) {
       int64_t out = !wanted.empty() ? wanted[wanted.size() - n + d] : in[d] * stride[d];
       int64_t total = full[d] - out;
-      if (total < 0) c.fail("output_shape larger than the full transposed convolution");
+      if (total < 0) {
+        // A larger output than the full convolution: the extra positions come at the end.
+        outpad[d] -= total;
+        full[d] -= total;
+        total = 0;
+      }
       // SAME_UPPER (and an output_shape) put the larger half of the padding at the end.
       int64_t small = total / 2;
       pads[d] = autopad == "SAME_LOWER" ? total - small : small;
@@ -111,39 +126,46 @@ ops::PoolArgs pool_args(NodeContext& c, const Window& w) {
   a.kernel = w.kernel;
   a.stride = w.stride;
   a.dilation = w.dilation;
-  a.padding = symmetric(w) ? w.begin : std::vector<int64_t>(w.kernel.size(), 0);
+  a.padding = pool_pads_ok(w) ? w.begin : std::vector<int64_t>(w.kernel.size(), 0);
   a.ceil_mode = c.attr_int("ceil_mode", 0);
   a.count_include_pad = c.attr_int("count_include_pad", 0);
   return a;
 }
 
-Outputs max_pool(NodeContext& c) {
-  RawTensor x = c.tensor(0);
-  Window w = window(c, c.attr_ints("kernel_shape"), spatial(x));
-  ops::PoolArgs a = pool_args(c, w);
-  if (!symmetric(w)) x = pad_spatial(x, w, -std::numeric_limits<double>::infinity());
-  if (!c.has_output(1)) return {Value::tensor(ops::max_pool("MaxPool", x, a))};
-  if (!symmetric(w)) c.fail("indices with asymmetric pads are not supported");
-  RawTensor idx;
-  RawTensor y = ops::max_pool("MaxPool", x, a, &idx);
-  // Indices within each input plane become indices into the whole (row-major) input.
-  auto d = x.shape().vector();
+// Indices within each input plane as indices into the whole (row-major) input.
+RawTensor global_indices(const RawTensor& idx, const Shape& in) {
+  auto d = in.vector();
   int64_t plane = 1;
   for (size_t i = 2; i < d.size(); ++i) plane *= d[i];
   std::vector<int64_t> view(d.size(), 1);
   view[0] = d[0];
   view[1] = d[1];
-  RawTensor base = ops::arange(0, d[0] * d[1], 1, DType::I64, x.device());
+  RawTensor base = ops::arange(0, d[0] * d[1], 1, DType::I64, idx.device());
   base = bin(BinaryFn::Mul, ops::reshape(base, view), static_cast<double>(plane));
-  idx = bin(BinaryFn::Add, ops::cast(idx, DType::I64), base);
-  return {Value::tensor(y), Value::tensor(idx)};
+  return bin(BinaryFn::Add, ops::cast(idx, DType::I64), base);
+}
+
+Outputs max_pool(NodeContext& c) {
+  RawTensor x = c.tensor(0);
+  DType dt = x.dtype();
+  // The frontend pools floats: integers (exact in f64) go through f64 and back.
+  if (!is_float(dt)) x = ops::cast(x, DType::F64);
+  Window w = window(c, c.attr_ints("kernel_shape"), spatial(x));
+  ops::PoolArgs a = pool_args(c, w);
+  bool prepad = !pool_pads_ok(w);
+  if (prepad) x = pad_spatial(x, w, -std::numeric_limits<double>::infinity());
+  if (!c.has_output(1)) return {Value::tensor(ops::cast(ops::max_pool("MaxPool", x, a), dt))};
+  if (prepad) c.fail("indices with pads the frontend's pool cannot take are not supported");
+  RawTensor idx;
+  RawTensor y = ops::max_pool("MaxPool", x, a, &idx);
+  return {Value::tensor(ops::cast(y, dt)), Value::tensor(global_indices(idx, x.shape()))};
 }
 
 Outputs avg_pool(NodeContext& c) {
   RawTensor x = c.tensor(0);
   Window w = window(c, c.attr_ints("kernel_shape"), spatial(x));
   ops::PoolArgs a = pool_args(c, w);
-  if (symmetric(w)) return {Value::tensor(ops::avg_pool("AveragePool", x, a))};
+  if (pool_pads_ok(w)) return {Value::tensor(ops::avg_pool("AveragePool", x, a))};
   // Asymmetric pads: zero-padded sums over the count of elements each window averages.
   RawTensor xp = pad_spatial(x, w, 0.0);
   a.count_include_pad = true;

@@ -14,13 +14,14 @@ Outputs binary_node(NodeContext& c, BinaryFn fn) {
   return {Value::tensor(bin(fn, a, b), max_rank(c))};
 }
 
-// ONNX's integer Mod (fmod = 0) takes the divisor's sign, like Python's %.
-RawTensor floor_mod(const RawTensor& a, const RawTensor& b) {
+// C's fmod (the dividend's sign) from Ember's remainder, which takes the divisor's sign like
+// Python's % (ONNX's fmod = 0).
+RawTensor trunc_mod(const RawTensor& a, const RawTensor& b) {
   RawTensor r = bin(BinaryFn::Rem, a, b);
   RawTensor zero = scalar_like(r, 0);
   RawTensor fix = bin(BinaryFn::LogicalAnd, bin(BinaryFn::Ne, r, zero),
-                      bin(BinaryFn::Ne, bin(BinaryFn::Lt, r, zero), bin(BinaryFn::Lt, b, zero)));
-  return where(fix, bin(BinaryFn::Add, r, b), r);
+                      bin(BinaryFn::Ne, bin(BinaryFn::Lt, r, zero), bin(BinaryFn::Lt, a, zero)));
+  return where(fix, bin(BinaryFn::Sub, r, b), r);
 }
 
 Outputs variadic(NodeContext& c, BinaryFn fn, bool mean) {
@@ -98,8 +99,7 @@ void register_elementwise(Registry& r) {
                 {}});
   r.add("Mod", {[](NodeContext& c) {
                   RawTensor a = c.tensor(0), b = c.tensor(1);
-                  bool fmod = c.attr_int("fmod", 0) || is_float(a.dtype());
-                  RawTensor y = fmod ? bin(BinaryFn::Rem, a, b) : floor_mod(a, b);
+                  RawTensor y = c.attr_int("fmod", 0) ? trunc_mod(a, b) : bin(BinaryFn::Rem, a, b);
                   return Outputs{Value::tensor(y, max_rank(c))};
                 },
                 {"fmod"}});

@@ -129,11 +129,13 @@ Outputs cumsum(NodeContext& c) {
   int64_t axis = c.axis(c.ints_input(1).at(0), rank);
   int64_t n = x.shape()[static_cast<int>(axis)];
   bool exclusive = c.attr_int("exclusive", 0), reverse = c.attr_int("reverse", 0);
-  // m[i, j] = 1 when input i adds into output j.
-  int64_t diag = exclusive ? 1 : 0;
-  RawTensor mask = reverse ? ops::tril_mask(Shape{n, n}, -diag, x.device())
-                           : ops::triu_mask(Shape{n, n}, diag, x.device());
-  RawTensor m = ops::cast(mask, x.dtype());
+  // m[i, j] = 1 when input i adds into output j: i <= j (forward) or i >= j (reverse), strictly
+  // when exclusive.
+  RawTensor i = ops::reshape(ops::arange(0, n, 1, DType::I64, x.device()), {n, 1});
+  RawTensor j = ops::reshape(ops::arange(0, n, 1, DType::I64, x.device()), {1, n});
+  BinaryFn cmp = reverse ? (exclusive ? BinaryFn::Gt : BinaryFn::Ge)
+                         : (exclusive ? BinaryFn::Lt : BinaryFn::Le);
+  RawTensor m = ops::cast(bin(cmp, i, j), x.dtype());
   RawTensor moved = ops::movedim(x, {axis}, {-1});
   RawTensor y = ops::matmul(moved, align(m, moved.rank()));
   return same_rank(c, ops::movedim(y, {-1}, {axis}));

@@ -20,11 +20,12 @@ struct ResizeAttrs {
 };
 
 // The source coordinate of output position x along an axis of n -> m elements at scale s.
+// ONNX computes align_corners with the unrounded output length n * s.
 double source_coord(const ResizeAttrs& a, double x, int64_t n, int64_t m, double s, double roi0,
                     double roi1) {
   const std::string& t = a.transform;
   if (t == "asymmetric") return x / s;
-  if (t == "align_corners") return m == 1 ? 0.0 : x * (n - 1) / static_cast<double>(m - 1);
+  if (t == "align_corners") return m == 1 ? 0.0 : x * (n - 1) / (n * s - 1);
   if (t == "pytorch_half_pixel") return m > 1 ? (x + 0.5) / s - 0.5 : 0.0;
   if (t == "tf_half_pixel_for_nn") return (x + 0.5) / s;
   if (t == "tf_crop_and_resize") {

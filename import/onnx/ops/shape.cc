@@ -9,6 +9,10 @@ namespace {
 // The tensor reshaped to ONNX dims (rank 0 as [1]).
 Value reshaped(const RawTensor& x, const std::vector<int64_t>& dims) {
   std::vector<int64_t> d = dims.empty() ? std::vector<int64_t>{1} : dims;
+  // The frontend's reshape reads a 0 as "keep this dim": an empty result is made, not viewed.
+  if (Shape(d).numel() == 0) {
+    return Value::tensor(ops::zeros(Shape(d), x.dtype(), x.device()), static_cast<int>(dims.size()));
+  }
   return Value::tensor(ops::reshape(x, d), static_cast<int>(dims.size()));
 }
 
