@@ -18,6 +18,8 @@ const Registry& Registry::instance() {
     register_conv(reg);
     register_norm(reg);
     register_resample(reg);
+    register_loss(reg);
+    register_window(reg);
     return reg;
   }();
   return r;

@@ -184,6 +184,58 @@ Outputs global_pool(NodeContext& c, bool max) {
   return {Value::tensor(x)};
 }
 
+// (sum over each window of |x|^p)^(1/p): an average pool of |x|^p (zero padding counted)
+// times the window's size.
+Outputs lp_pool(NodeContext& c) {
+  RawTensor x = c.tensor(0);
+  double p = static_cast<double>(c.attr_int("p", 2));
+  Window w = window(c, c.attr_ints("kernel_shape"), spatial(x));
+  ops::PoolArgs a = pool_args(c, w);
+  a.count_include_pad = true;
+  RawTensor xp = bin(BinaryFn::Pow, ops::unary(ir::UnaryFn::Abs, x), p);
+  if (!pool_pads_ok(w)) xp = pad_spatial(xp, w, 0.0);
+  double n = 1;
+  for (int64_t k : w.kernel) n *= static_cast<double>(k);
+  RawTensor s = bin(BinaryFn::Mul, ops::avg_pool("LpPool", xp, a), n);
+  return {Value::tensor(bin(BinaryFn::Pow, s, 1.0 / p))};
+}
+
+Outputs global_lp_pool(NodeContext& c) {
+  RawTensor x = c.tensor(0);
+  double p = static_cast<double>(c.attr_int("p", 2));
+  RawTensor y = bin(BinaryFn::Pow, ops::unary(ir::UnaryFn::Abs, x), p);
+  for (int d = 2; d < x.rank(); ++d) y = ops::reduce_dim(ir::ReduceFn::Sum, y, d);
+  return {Value::tensor(bin(BinaryFn::Pow, y, 1.0 / p))};
+}
+
+// Values placed at their (whole-tensor) indices in zeros of the unpooled shape.
+Outputs max_unpool(NodeContext& c) {
+  RawTensor x = c.tensor(0);
+  std::vector<int64_t> in = spatial(x), out_dims = x.shape().vector();
+  std::vector<int64_t> kernel = c.attr_ints("kernel_shape");
+  size_t n = in.size();
+  std::vector<int64_t> stride = c.attr_ints("strides", std::vector<int64_t>(n, 1));
+  std::vector<int64_t> pads = c.attr_ints("pads", std::vector<int64_t>(2 * n, 0));
+  for (size_t d = 0; d < n; ++d) {
+    out_dims[d + 2] = (in[d] - 1) * stride[d] + kernel[d] - pads[d] - pads[d + n];
+  }
+  int64_t total = Shape(out_dims).numel();
+  RawTensor flat_x = ops::reshape(x, {x.shape().numel()});
+  RawTensor flat_i = ops::reshape(ops::cast(c.tensor(1), DType::I64), {x.shape().numel()});
+  RawTensor y =
+      ops::select_assign(ops::zeros(Shape{total}, x.dtype(), x.device()), 0, flat_i, flat_x);
+  y = ops::reshape(y, out_dims);
+  // A larger output_shape keeps the indices' coordinates (they refer to the default shape): the
+  // extra positions are zeros at the end of each dim.
+  if (c.has_input(2)) {
+    std::vector<int64_t> wanted = c.ints_input(2);
+    std::vector<std::pair<int64_t, int64_t>> p;
+    for (size_t d = wanted.size(); d-- > 0;) p.push_back({0, wanted[d] - out_dims[d]});
+    y = ops::pad(y, p, Scalar(0.0));
+  }
+  return {Value::tensor(y)};
+}
+
 std::string check_pool(const ::onnx::NodeProto& n, int) {
   for (const auto& a : n.attribute()) {
     if (a.name() == "storage_order" && a.i() != 0) return "storage_order 1 not supported";
@@ -205,6 +257,9 @@ void register_conv(Registry& r) {
   r.add("AveragePool",
         {avg_pool,
          {"auto_pad", "ceil_mode", "count_include_pad", "kernel_shape", "pads", "strides"}});
+  r.add("LpPool", {lp_pool, {"auto_pad", "kernel_shape", "p", "pads", "strides"}});
+  r.add("GlobalLpPool", {global_lp_pool, {"p"}});
+  r.add("MaxUnpool", {max_unpool, {"kernel_shape", "pads", "strides"}});
   r.add("GlobalAveragePool", {[](NodeContext& c) { return global_pool(c, false); }, {}});
   r.add("GlobalMaxPool", {[](NodeContext& c) { return global_pool(c, true); }, {}});
 }

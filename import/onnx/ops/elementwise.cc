@@ -60,6 +60,21 @@ Outputs clip(NodeContext& c) {
   return same_rank(c, x);
 }
 
+// The inverse hyperbolic functions from logarithms and square roots.
+RawTensor asinh(const RawTensor& x, NodeContext&) {
+  RawTensor r = un(UnaryFn::Sqrt, bin(BinaryFn::Add, bin(BinaryFn::Mul, x, x), 1.0));
+  return un(UnaryFn::Log, bin(BinaryFn::Add, x, r));
+}
+RawTensor acosh(const RawTensor& x, NodeContext&) {
+  RawTensor r = un(UnaryFn::Sqrt, bin(BinaryFn::Sub, bin(BinaryFn::Mul, x, x), 1.0));
+  return un(UnaryFn::Log, bin(BinaryFn::Add, x, r));
+}
+RawTensor atanh(const RawTensor& x, NodeContext&) {
+  RawTensor q = bin(BinaryFn::Div, bin(BinaryFn::Add, scalar_like(x, 1), x),
+                    bin(BinaryFn::Sub, scalar_like(x, 1), x));
+  return bin(BinaryFn::Mul, un(UnaryFn::Log, q), 0.5);
+}
+
 void add_unary(Registry& r, const char* op, UnaryFn fn) {
   r.add(op, unary_entry([fn](const RawTensor& x, NodeContext&) { return un(fn, x); }));
 }
@@ -90,6 +105,9 @@ void register_elementwise(Registry& r) {
       {"Or", BinaryFn::LogicalOr},      {"Xor", BinaryFn::Ne},
   };
   for (const auto& [op, fn] : binary) add_binary(r, op, fn);
+  r.add("Asinh", unary_entry(asinh));
+  r.add("Acosh", unary_entry(acosh));
+  r.add("Atanh", unary_entry(atanh));
   r.add("IsInf", unary_entry(is_inf, {"detect_negative", "detect_positive"}));
   r.add("Pow", {[](NodeContext& c) {
                   // The exponent may have another type than the base (opset 12).

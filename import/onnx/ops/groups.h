@@ -13,5 +13,7 @@ void register_linalg(Registry& r);
 void register_conv(Registry& r);
 void register_norm(Registry& r);
 void register_resample(Registry& r);
+void register_loss(Registry& r);
+void register_window(Registry& r);
 
 }  // namespace ember::onnx_import

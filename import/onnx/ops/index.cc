@@ -2,6 +2,7 @@
 // Constant, ConstantOfShape, Range, EyeLike.
 #include <cmath>
 
+#include "frontend/tensor.h"
 #include "import/onnx/ops/groups.h"
 #include "import/onnx/ops/helpers.h"
 #include "import/onnx/tensor_proto.h"
@@ -161,6 +162,121 @@ Outputs nonzero(NodeContext& c) {
   return {Value::tensor(ops::permute(coords, {1, 0}), 2)};
 }
 
+// The row of `data` viewed as [prod(dims[:b + k]), rest...] that each index tuple (the last dim
+// of `indices`, k long, after b batch dims) points at.
+RawTensor nd_rows(const std::vector<int64_t>& dims, const RawTensor& indices, int64_t b) {
+  std::vector<int64_t> idims = indices.shape().vector();
+  int64_t k = idims.back();
+  RawTensor idx = ops::cast(indices, DType::I64);
+  RawTensor lin;
+  int64_t stride = 1;
+  for (int64_t j = b + k - 1; j >= b; --j) {
+    RawTensor col = ops::squeeze(ops::narrow(idx, -1, j - b, 1), -1);
+    col = wrap_index(col, dims[j]);
+    RawTensor term = bin(BinaryFn::Mul, col, static_cast<double>(stride));
+    lin = lin.defined() ? bin(BinaryFn::Add, lin, term) : term;
+    stride *= dims[j];
+  }
+  if (!lin.defined()) {  // k = 0: whole slices
+    std::vector<int64_t> d(idims.begin(), idims.end() - 1);
+    lin = ops::zeros(Shape(d.empty() ? std::vector<int64_t>{1} : d), DType::I64, idx.device());
+  }
+  if (b > 0) {
+    // Each batch position starts at its own block of `stride` rows.
+    int64_t batches = 1;
+    for (int64_t j = 0; j < b; ++j) batches *= dims[j];
+    std::vector<int64_t> view(idims.begin(), idims.begin() + b);
+    view.resize(lin.rank(), 1);
+    RawTensor base = ops::reshape(ops::arange(0, batches, 1, DType::I64, idx.device()), view);
+    lin = bin(BinaryFn::Add, lin, bin(BinaryFn::Mul, base, static_cast<double>(stride)));
+  }
+  return lin;
+}
+
+std::vector<int64_t> rows_view(const std::vector<int64_t>& dims, int64_t lead) {
+  std::vector<int64_t> v{1};
+  for (int64_t j = 0; j < lead; ++j) v[0] *= dims[j];
+  v.insert(v.end(), dims.begin() + lead, dims.end());
+  return v;
+}
+
+Outputs gather_nd(NodeContext& c) {
+  std::vector<int64_t> dims = c.input(0).dims(), idims = c.input(1).dims();
+  int64_t b = c.attr_int("batch_dims", 0), k = idims.back();
+  RawTensor lin = nd_rows(dims, c.tensor(1), b);
+  RawTensor data = ops::reshape(c.tensor(0), rows_view(dims, b + k));
+  RawTensor rows = ops::select(data, 0, ops::reshape(lin, {lin.shape().numel()}));
+  std::vector<int64_t> out(idims.begin(), idims.end() - 1);
+  out.insert(out.end(), dims.begin() + b + k, dims.end());
+  int out_rank = static_cast<int>(out.size());
+  if (out.empty()) out.push_back(1);
+  return {Value::tensor(ops::reshape(rows, out), out_rank)};
+}
+
+Outputs scatter_nd(NodeContext& c) {
+  std::vector<int64_t> dims = c.input(0).dims(), idims = c.input(1).dims();
+  int64_t k = idims.back();
+  RawTensor lin = nd_rows(dims, c.tensor(1), 0);
+  int64_t m = lin.shape().numel();
+  std::vector<int64_t> view = rows_view(dims, k);
+  RawTensor x = ops::reshape(c.tensor(0), view);
+  std::vector<int64_t> uview = view;
+  uview[0] = m;
+  RawTensor upd = ops::reshape(c.tensor(2), uview);
+  RawTensor flat = ops::reshape(lin, {m});
+  RawTensor y;
+  if (c.attr_string("reduction", "none") == "add") {
+    y = ops::select_assign(x, 0, flat, upd);
+  } else {
+    // Assignment: the rows an index hits take the update (ONNX leaves duplicates undefined).
+    RawTensor hit = ops::select_assign(ops::zeros(Shape{view[0], 1}, DType::I32, x.device()), 0,
+                                       flat, ops::ones(Shape{m, 1}, DType::I32, x.device()));
+    std::vector<int64_t> hview(view.size(), 1);
+    hview[0] = view[0];
+    RawTensor placed =
+        ops::select_assign(ops::zeros(x.shape(), x.dtype(), x.device()), 0, flat, upd);
+    y = where(ops::reshape(bin(BinaryFn::Gt, hit, 0.0), hview), placed, x);
+  }
+  return same_rank(c, ops::reshape(y, dims));
+}
+
+// The positions where the condition holds (read on the host: the result's size depends on it).
+Outputs compress(NodeContext& c) {
+  std::vector<uint8_t> keep;
+  for (bool v : c.input(1).data().to_vec<bool>()) keep.push_back(v);
+  RawTensor x = c.tensor(0);
+  int64_t axis = 0;
+  if (c.has_attr("axis")) {
+    axis = c.axis(c.attr_int("axis", 0), c.input(0).rank());
+  } else {
+    x = ops::reshape(x, {c.input(0).numel()});
+  }
+  std::vector<int64_t> idx;
+  for (size_t i = 0; i < keep.size() && static_cast<int64_t>(i) < x.shape()[static_cast<int>(axis)];
+       ++i) {
+    if (keep[i]) idx.push_back(static_cast<int64_t>(i));
+  }
+  RawTensor sel = detail::raw_from_data(TensorData(idx), x.device());
+  return {Value::tensor(ops::select(x, axis, sel))};
+}
+
+// Each batch entry's first len[b] steps reversed: a gather along the time axis.
+Outputs reverse_sequence(NodeContext& c) {
+  RawTensor x = c.tensor(0);
+  int64_t tax = c.attr_int("time_axis", 0), bax = c.attr_int("batch_axis", 1);
+  int64_t steps = x.shape()[static_cast<int>(tax)], batch = x.shape()[static_cast<int>(bax)];
+  std::vector<int64_t> tview(x.rank(), 1), bview(x.rank(), 1);
+  tview[tax] = steps;
+  bview[bax] = batch;
+  RawTensor t = ops::reshape(ops::arange(0, steps, 1, DType::I64, x.device()), tview);
+  RawTensor len = ops::reshape(ops::cast(c.tensor(1), DType::I64), bview);
+  RawTensor rev = bin(BinaryFn::Sub, bin(BinaryFn::Sub, len, 1.0), t);
+  RawTensor idx = where(bin(BinaryFn::Lt, t, len), rev, t);
+  std::vector<int64_t> shape = x.shape().vector();
+  idx = ops::expand(idx, shape);
+  return same_rank(c, ops::gather(x, tax, idx));
+}
+
 }  // namespace
 
 void register_index(Registry& r) {
@@ -168,6 +284,10 @@ void register_index(Registry& r) {
   r.add("GatherElements", {gather_elements, {"axis"}});
   r.add("ScatterElements", {scatter_elements, {"axis", "reduction"}, check_scatter});
   r.add("OneHot", {one_hot, {"axis"}});
+  r.add("GatherND", {gather_nd, {"batch_dims"}});
+  r.add("ScatterND", {scatter_nd, {"reduction"}, check_scatter});
+  r.add("Compress", {compress, {"axis"}});
+  r.add("ReverseSequence", {reverse_sequence, {"batch_axis", "time_axis"}});
   r.add("Shape", {shape, {"start", "end"}});
   r.add("Size", {size, {}});
   r.add("Constant", {[](NodeContext& c) { return Outputs{Value::known(constant_data(c))}; },

@@ -108,6 +108,25 @@ Outputs mvn(NodeContext& c) {
   return same_rank(c, bin(BinaryFn::Div, d, un(UnaryFn::Sqrt, var)));
 }
 
+// x / (bias + alpha / size * sum of squares over `size` neighbouring channels)^beta.
+Outputs lrn(NodeContext& c) {
+  RawTensor x = c.tensor(0);
+  int64_t size = c.attr_int("size", 1), ch = x.shape()[1];
+  double alpha = c.attr_float("alpha", 1e-4f), beta = c.attr_float("beta", 0.75f);
+  double bias = c.attr_float("bias", 1.0f);
+  // pads run from the last dim backwards: channels (dim 1) is entry rank - 2.
+  std::vector<std::pair<int64_t, int64_t>> p(x.rank() - 1, {0, 0});
+  p[x.rank() - 2] = {(size - 1) / 2, size - 1 - (size - 1) / 2};
+  RawTensor sq = ops::pad(bin(BinaryFn::Mul, x, x), p, Scalar(0.0));
+  RawTensor sum;
+  for (int64_t i = 0; i < size; ++i) {
+    RawTensor part = ops::narrow(sq, 1, i, ch);
+    sum = sum.defined() ? bin(BinaryFn::Add, sum, part) : part;
+  }
+  RawTensor d = bin(BinaryFn::Add, bin(BinaryFn::Mul, sum, alpha / size), bias);
+  return same_rank(c, bin(BinaryFn::Div, x, bin(BinaryFn::Pow, d, beta)));
+}
+
 }  // namespace
 
 void register_norm(Registry& r) {
@@ -117,6 +136,7 @@ void register_norm(Registry& r) {
   r.add("InstanceNormalization", {instance_norm, {"epsilon"}});
   r.add("LpNormalization", {lp_norm, {"axis", "p"}, check_lp});
   r.add("MeanVarianceNormalization", {mvn, {"axes"}});
+  r.add("LRN", {lrn, {"alpha", "beta", "bias", "size"}});
 }
 
 }  // namespace ember::onnx_import

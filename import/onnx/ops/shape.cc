@@ -6,12 +6,15 @@
 namespace ember::onnx_import {
 namespace {
 
+using ir::BinaryFn;
+
 // The tensor reshaped to ONNX dims (rank 0 as [1]).
 Value reshaped(const RawTensor& x, const std::vector<int64_t>& dims) {
   std::vector<int64_t> d = dims.empty() ? std::vector<int64_t>{1} : dims;
   // The frontend's reshape reads a 0 as "keep this dim": an empty result is made, not viewed.
   if (Shape(d).numel() == 0) {
-    return Value::tensor(ops::zeros(Shape(d), x.dtype(), x.device()), static_cast<int>(dims.size()));
+    return Value::tensor(ops::zeros(Shape(d), x.dtype(), x.device()),
+                         static_cast<int>(dims.size()));
   }
   return Value::tensor(ops::reshape(x, d), static_cast<int>(dims.size()));
 }
@@ -243,14 +246,21 @@ std::string check_pad(const ::onnx::NodeProto& n, int) {
   return "";
 }
 
+// Inference: the identity and an all-true mask. Training mode (input 2): a Bernoulli keep mask
+// from Ember's generator, the kept values scaled by 1 / (1 - ratio).
 Outputs dropout(NodeContext& c) {
-  if (c.has_input(2) && c.scalar_input(2) != 0) c.fail("training mode is not supported");
+  RawTensor x = c.tensor(0);
+  bool training = c.has_input(2) && c.scalar_input(2) != 0;
+  double ratio = c.has_input(1) ? c.scalar_input(1) : 0.5;
+  RawTensor mask = ops::full(x.shape(), Scalar(true), DType::Bool, x.device());
   Outputs out{c.input(0)};
-  if (c.has_output(1)) {
-    RawTensor x = c.tensor(0);
-    out.push_back(Value::tensor(ops::full(x.shape(), Scalar(true), DType::Bool, x.device()),
-                                c.input(0).rank()));
+  if (training && ratio > 0) {
+    RawTensor keep =
+        ops::random(x.shape(), Distribution::bernoulli(1 - ratio), x.dtype(), x.device());
+    mask = ops::cast(keep, DType::Bool);
+    out[0] = same_rank(c, bin(BinaryFn::Mul, bin(BinaryFn::Mul, x, keep), 1.0 / (1 - ratio)))[0];
   }
+  if (c.has_output(1)) out.push_back(Value::tensor(mask, c.input(0).rank()));
   return out;
 }
 
@@ -299,7 +309,7 @@ void register_shape(Registry& r) {
   r.add("Tile", {tile, {}});
   r.add("Pad", {pad, {"mode", "pads", "value"}, check_pad});
   r.add("Identity", {[](NodeContext& c) { return Outputs{c.input(0)}; }, {}});
-  r.add("Dropout", {dropout, {"seed", "ratio"}});
+  r.add("Dropout", {dropout, {"seed", "ratio"}, nullptr, /*foldable=*/false});
   r.add("Trilu", {trilu, {"upper"}});
   r.add("DepthToSpace", {depth_to_space, {"blocksize", "mode"}});
   r.add("SpaceToDepth", {space_to_depth, {"blocksize"}});
