@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 """Writes docs/onnx.md from the results file of the ONNX node-case suite (tests/import/onnx/
-node_suite_test.cc writes build/onnx_node_results.json): one row per op type, with how many node
+node_suite_test.cc writes build/onnx_node_results.json, and build/onnx_node_results_compiled.json
+when EMBER_CPU_COMPILE=always): one row per op type, with how many node
 cases using it passed, failed or were unsupported.
 
 A passed or failed case counts under every op type of its graph; an unsupported case counts only
 under what the import reported unsupported (an op, an attribute value, or an element type).
 
 Usage: scripts/onnx_table.py [results.json] [docs/onnx.md]
+(the default results are those of the run with every flush compiled, ctest's
+onnx.cpu_compiled.OnnxNodeSuite.*)
 """
 import collections
 import json
@@ -31,7 +34,8 @@ def blockers(message):
 
 
 def main():
-    results = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else ROOT / "build/onnx_node_results.json")
+    default = ROOT / "build/onnx_node_results_compiled.json"
+    results = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else default)
     target = pathlib.Path(sys.argv[2] if len(sys.argv) > 2 else ROOT / "docs/onnx.md")
     doc = json.loads(results.read_text())
     supported = set(doc["supported_ops"])

@@ -134,8 +134,9 @@ void write_results(const std::vector<CaseResult>& results, const std::string& pa
                      {"message", r.message},
                      {"seconds", r.seconds}});
   }
-  nlohmann::json doc = {
-      {"device", "cpu"}, {"supported_ops", Registry::instance().op_types()}, {"cases", cases}};
+  nlohmann::json doc = {{"device", "cpu, EMBER_CPU_COMPILE=" + env_or("EMBER_CPU_COMPILE", "auto")},
+                        {"supported_ops", Registry::instance().op_types()},
+                        {"cases", cases}};
   std::ofstream(path) << doc.dump(1) << "\n";
 }
 
@@ -162,7 +163,11 @@ TEST(OnnxNodeSuite, NinetyPercentOfSupportedCasesPass) {
       std::cout << r.status << " " << r.name << " (" << r.seconds << " s) " << r.message << "\n";
     }
   }
+  // The run with every flush compiled (EMBER_CPU_COMPILE=always) keeps its own file.
   std::string out = env_or("EMBER_ONNX_RESULTS", EMBER_ONNX_RESULTS);
+  if (env_or("EMBER_CPU_COMPILE", "auto") == "always" && !std::getenv("EMBER_ONNX_RESULTS")) {
+    out = out.substr(0, out.size() - 5) + "_compiled.json";
+  }
   write_results(results, out);
   std::cout << "onnx node cases: " << dirs.size() << " total, " << passed << " passed, " << failed
             << " failed, " << unsupported << " unsupported; results in " << out << "\n";
