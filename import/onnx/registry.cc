@@ -20,6 +20,8 @@ const Registry& Registry::instance() {
     register_resample(reg);
     register_loss(reg);
     register_window(reg);
+    register_random(reg);
+    register_quantize(reg);
     return reg;
   }();
   return r;

@@ -15,5 +15,7 @@ void register_norm(Registry& r);
 void register_resample(Registry& r);
 void register_loss(Registry& r);
 void register_window(Registry& r);
+void register_random(Registry& r);
+void register_quantize(Registry& r);
 
 }  // namespace ember::onnx_import
