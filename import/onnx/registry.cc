@@ -22,6 +22,7 @@ const Registry& Registry::instance() {
     register_window(reg);
     register_random(reg);
     register_quantize(reg);
+    register_rnn(reg);
     return reg;
   }();
   return r;

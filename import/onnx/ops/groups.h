@@ -17,5 +17,6 @@ void register_loss(Registry& r);
 void register_window(Registry& r);
 void register_random(Registry& r);
 void register_quantize(Registry& r);
+void register_rnn(Registry& r);
 
 }  // namespace ember::onnx_import
