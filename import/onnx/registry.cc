@@ -23,6 +23,7 @@ const Registry& Registry::instance() {
     register_random(reg);
     register_quantize(reg);
     register_rnn(reg);
+    register_grid_sample(reg);
     return reg;
   }();
   return r;

@@ -18,5 +18,6 @@ void register_window(Registry& r);
 void register_random(Registry& r);
 void register_quantize(Registry& r);
 void register_rnn(Registry& r);
+void register_grid_sample(Registry& r);
 
 }  // namespace ember::onnx_import
