@@ -3,6 +3,7 @@
 // device, and errors that name the node.
 #include <onnx/onnx_pb.h>
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -45,6 +46,16 @@ class NodeContext {
   std::vector<float> attr_floats(const std::string& name) const;
   const ::onnx::AttributeProto* attr(const std::string& name) const;
 
+  // Runs a subgraph of this node (If, Loop) with its inputs bound in order, reading the enclosing
+  // graph's values; its outputs in order.
+  using SubgraphRunner =
+      std::function<std::vector<Value>(const ::onnx::GraphProto&, const std::vector<Value>&)>;
+  void set_subgraph_runner(SubgraphRunner f) { subgraph_ = std::move(f); }
+  std::vector<Value> run_subgraph(const ::onnx::GraphProto& g,
+                                  const std::vector<Value>& inputs) const {
+    return subgraph_(g, inputs);
+  }
+
   // Throws ember::Error naming the node.
   [[noreturn]] void fail(const std::string& message) const;
   // A dim normalised against `rank` (negative counts from the end); fails when out of range.
@@ -55,6 +66,7 @@ class NodeContext {
   int opset_;
   Device device_;
   std::vector<const Value*> inputs_;
+  SubgraphRunner subgraph_;
 };
 
 }  // namespace ember::onnx_import

@@ -3,6 +3,7 @@
 #include <set>
 
 #include "frontend/tensor.h"
+#include "import/onnx/graph_runner.h"
 #include "import/onnx/registry.h"
 #include "import/onnx/tensor_proto.h"
 
@@ -22,47 +23,6 @@ IoInfo io_info(const ::onnx::ValueInfoProto& v) {
     }
   }
   return io;
-}
-
-// Runs one node: its converter on `device`, its outputs stored in `env` (as host values when
-// `host`: shape arithmetic and folded constants).
-void run_node(const ::onnx::NodeProto& node, int opset, std::map<std::string, Value>& env,
-              const Device& device, bool host) {
-  std::vector<const Value*> inputs;
-  for (const auto& name : node.input()) {
-    if (name.empty()) {
-      inputs.push_back(nullptr);
-      continue;
-    }
-    auto it = env.find(name);
-    if (it == env.end()) {
-      throw Error("onnx: " + describe(node, opset) + ": input '" + name + "' is not computed");
-    }
-    inputs.push_back(&it->second);
-  }
-  NodeContext ctx(node, opset, device, std::move(inputs));
-  std::vector<Value> out = Registry::instance().find(node.op_type())->convert(ctx);
-  for (int i = 0; i < node.output_size(); ++i) {
-    if (node.output(i).empty()) continue;
-    if (i >= static_cast<int>(out.size()) || !out[i].defined()) {
-      throw Error("onnx: " + describe(node, opset) + ": output " + std::to_string(i) +
-                  " is not produced");
-    }
-    Value v = host ? Value::known(out[i].data()) : std::move(out[i]);
-    env.insert_or_assign(node.output(i), std::move(v));
-  }
-}
-
-// The node's inputs are all host values and its op may be evaluated ahead.
-bool all_known(const ::onnx::NodeProto& node, const std::map<std::string, Value>& env) {
-  const OpEntry* e = Registry::instance().find(node.op_type());
-  if (!e || !e->foldable) return false;
-  for (const auto& name : node.input()) {
-    if (name.empty()) continue;
-    auto it = env.find(name);
-    if (it == env.end() || !it->second.is_known()) return false;
-  }
-  return true;
 }
 
 }  // namespace
@@ -111,8 +71,10 @@ Model Model::from_proto(const ::onnx::ModelProto& proto, const std::string& name
   return m;
 }
 
-void Model::check_supported(const std::string& name) const {
-  std::vector<std::string> problems;
+namespace {
+
+// Adds what Ember cannot import of graph `g` (its subgraphs included) to `problems`.
+void check_graph(const ::onnx::GraphProto& g, int opset, std::vector<std::string>& problems) {
   auto check_type = [&](const ::onnx::ValueInfoProto& v, const char* what) {
     if (!v.type().has_tensor_type()) {
       problems.push_back(std::string(what) + " '" + v.name() + "' is not a tensor");
@@ -124,19 +86,30 @@ void Model::check_supported(const std::string& name) const {
                          onnx_type_name(t) + ", which Ember lacks");
     }
   };
-  for (const auto& v : graph_->input()) check_type(v, "input");
-  for (const auto& v : graph_->output()) check_type(v, "output");
-  for (const auto& v : graph_->value_info()) check_type(v, "value");
-  for (const auto& t : graph_->initializer()) {
+  for (const auto& v : g.input()) check_type(v, "input");
+  for (const auto& v : g.output()) check_type(v, "output");
+  for (const auto& v : g.value_info()) check_type(v, "value");
+  for (const auto& t : g.initializer()) {
     if (!to_dtype(t.data_type())) {
       problems.push_back("initializer '" + t.name() + "' has element type " +
                          onnx_type_name(t.data_type()) + ", which Ember lacks");
     }
   }
-  for (const auto& n : graph_->node()) {
-    std::string why = unsupported_reason(n, opset_);
-    if (!why.empty()) problems.push_back(describe(n, opset_) + ": " + why);
+  for (const auto& n : g.node()) {
+    std::string why = unsupported_reason(n, opset);
+    if (!why.empty()) problems.push_back(describe(n, opset) + ": " + why);
+    for (const auto& a : n.attribute()) {
+      if (a.has_g()) check_graph(a.g(), opset, problems);
+      for (const auto& sub : a.graphs()) check_graph(sub, opset, problems);
+    }
   }
+}
+
+}  // namespace
+
+void Model::check_supported(const std::string& name) const {
+  std::vector<std::string> problems;
+  check_graph(*graph_, opset_, problems);
   if (problems.empty()) return;
   std::string msg = "onnx: '" + name + "': " + std::to_string(problems.size()) +
                     " unsupported construct" + (problems.size() > 1 ? "s" : "") + ":";
@@ -159,7 +132,7 @@ void Model::fold_constants() {
   }
   // Only the constants something still reads (or the graph returns) are kept.
   std::set<std::string> used;
-  for (const auto* n : kept) used.insert(n->input().begin(), n->input().end());
+  for (const auto* n : kept) add_reads(*n, used);
   for (const auto& o : outputs_) used.insert(o.name);
   constants_.clear();
   for (auto& [k, v] : env) {
@@ -210,11 +183,7 @@ std::vector<Value> Model::evaluate(const std::vector<Value>& inputs) const {
   }
   std::vector<Value> bound = bind_inputs(inputs);
   for (size_t i = 0; i < bound.size(); ++i) env.insert_or_assign(inputs_[i].name, bound[i]);
-  for (const auto* n : nodes_) {
-    // Shape arithmetic (on dims of run-time tensors) stays on the host.
-    bool host = all_known(*n, env);
-    run_node(*n, opset_, env, host ? Device::cpu_reference() : device_, host);
-  }
+  run_nodes(nodes_, opset_, env, device_);
   std::vector<Value> out;
   for (const auto& o : outputs_) {
     auto it = env.find(o.name);

@@ -24,6 +24,7 @@ const Registry& Registry::instance() {
     register_quantize(reg);
     register_rnn(reg);
     register_grid_sample(reg);
+    register_control(reg);
     return reg;
   }();
   return r;

@@ -19,5 +19,6 @@ void register_random(Registry& r);
 void register_quantize(Registry& r);
 void register_rnn(Registry& r);
 void register_grid_sample(Registry& r);
+void register_control(Registry& r);
 
 }  // namespace ember::onnx_import
