@@ -18,6 +18,7 @@
 #include "import/onnx/model.h"
 #include "import/onnx/registry.h"
 #include "import/onnx/tensor_proto.h"
+#include "tests/test_device.h"
 
 namespace ember::onnx_import {
 namespace {
@@ -80,6 +81,15 @@ std::string compare(const TensorData& got, const TensorData& want) {
   return "";
 }
 
+// The CPU, or EMBER_ONNX_TEST_DEVICE (vulkan:0, cuda:0, cpu-ref), which then runs a sample.
+Device test_device() {
+  static const Device d = [] {
+    std::string env = env_or("EMBER_ONNX_TEST_DEVICE", "");
+    return env.empty() ? Device::cpu() : ::ember::testing::parse_test_device(env);
+  }();
+  return d;
+}
+
 CaseResult run_case(const fs::path& dir) {
   CaseResult r;
   r.name = dir.filename().string();
@@ -88,7 +98,7 @@ CaseResult run_case(const fs::path& dir) {
     ::onnx::ModelProto proto = read_model((dir / "model.onnx").string());
     for (const auto& n : proto.graph().node()) r.ops.insert(n.op_type());
     ImportOptions options;
-    options.device = Device::cpu();
+    options.device = test_device();
     Model model = Model::from_proto(proto, r.name, options);
     fs::path data = dir / "test_data_set_0";
     std::vector<TensorData> inputs;
@@ -134,7 +144,8 @@ void write_results(const std::vector<CaseResult>& results, const std::string& pa
                      {"message", r.message},
                      {"seconds", r.seconds}});
   }
-  nlohmann::json doc = {{"device", "cpu, EMBER_CPU_COMPILE=" + env_or("EMBER_CPU_COMPILE", "auto")},
+  nlohmann::json doc = {{"device", test_device().to_string() + ", EMBER_CPU_COMPILE=" +
+                                       env_or("EMBER_CPU_COMPILE", "auto")},
                         {"supported_ops", Registry::instance().op_types()},
                         {"cases", cases}};
   std::ofstream(path) << doc.dump(1) << "\n";
@@ -151,6 +162,12 @@ TEST(OnnxNodeSuite, NinetyPercentOfSupportedCasesPass) {
     }
   }
   std::sort(dirs.begin(), dirs.end());
+  // Another device runs every 10th case (EMBER_ONNX_SAMPLE sets the stride): each case compiles
+  // its own kernels, and a software Vulkan driver compiles slowly.
+  int stride = std::stoi(env_or("EMBER_ONNX_SAMPLE", test_device() == Device::cpu() ? "1" : "10"));
+  std::vector<fs::path> sample;
+  for (size_t i = 0; i < dirs.size(); i += stride) sample.push_back(dirs[i]);
+  dirs = sample;
   std::vector<CaseResult> results;
   int passed = 0, failed = 0, unsupported = 0;
   for (const auto& d : dirs) {
@@ -165,8 +182,14 @@ TEST(OnnxNodeSuite, NinetyPercentOfSupportedCasesPass) {
   }
   // The run with every flush compiled (EMBER_CPU_COMPILE=always) keeps its own file.
   std::string out = env_or("EMBER_ONNX_RESULTS", EMBER_ONNX_RESULTS);
-  if (env_or("EMBER_CPU_COMPILE", "auto") == "always" && !std::getenv("EMBER_ONNX_RESULTS")) {
-    out = out.substr(0, out.size() - 5) + "_compiled.json";
+  if (!std::getenv("EMBER_ONNX_RESULTS")) {
+    std::string device = test_device().to_string();
+    std::replace(device.begin(), device.end(), ':', '_');
+    if (test_device() != Device::cpu()) {
+      out = out.substr(0, out.size() - 5) + "_" + device + ".json";
+    } else if (env_or("EMBER_CPU_COMPILE", "auto") == "always") {
+      out = out.substr(0, out.size() - 5) + "_compiled.json";
+    }
   }
   write_results(results, out);
   std::cout << "onnx node cases: " << dirs.size() << " total, " << passed << " passed, " << failed
