@@ -98,7 +98,13 @@ def main():
            {"image": {0: "batch"}, "logits": {0: "batch"}})
     torch.manual_seed(0)
     tokens = torch.randint(0, 50, (2, 7))
-    export(SmallTransformer(), tokens, out / "transformer.onnx", ["tokens", "logits"],
+    transformer = SmallTransformer()
+    # nn.TransformerEncoder deep-copies one layer: each layer gets its own values (the exporter
+    # would otherwise share the identical initializers).
+    with torch.no_grad():
+        for p in transformer.encoder.layers[1].parameters():
+            p.add_(torch.randn_like(p) * 0.05)
+    export(transformer, tokens, out / "transformer.onnx", ["tokens", "logits"],
            {"tokens": {0: "batch", 1: "sequence"}, "logits": {0: "batch", 1: "sequence"}})
     if "--full-resnet18" in sys.argv:
         from torchvision.models import resnet18
