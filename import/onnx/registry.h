@@ -22,7 +22,7 @@ using NodeCheck = std::function<std::string(const ::onnx::NodeProto&, int opset)
 struct OpEntry {
   Converter convert;
   std::vector<std::string> attrs;  // the attributes the converter reads
-  NodeCheck check;                 // optional
+  NodeCheck check = {};            // optional
   // Whether the op may be evaluated once at import when all its inputs are constants (false for
   // random ops).
   bool foldable = true;

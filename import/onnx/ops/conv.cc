@@ -132,17 +132,25 @@ ops::PoolArgs pool_args(NodeContext& c, const Window& w) {
   return a;
 }
 
-// Indices within each input plane as indices into the whole (row-major) input.
-RawTensor global_indices(const RawTensor& idx, const Shape& in) {
+// Indices within each input plane as indices into the whole input: row-major, or column-major
+// within 2-D planes (storage_order 1).
+RawTensor global_indices(RawTensor idx, const Shape& in, bool column_major) {
   auto d = in.vector();
   int64_t plane = 1;
   for (size_t i = 2; i < d.size(); ++i) plane *= d[i];
+  idx = ops::cast(idx, DType::I64);
+  if (column_major) {
+    int64_t h = d[2], w = d[3];
+    RawTensor row = bin(BinaryFn::Div, idx, static_cast<double>(w));
+    RawTensor col = bin(BinaryFn::Sub, idx, bin(BinaryFn::Mul, row, static_cast<double>(w)));
+    idx = bin(BinaryFn::Add, bin(BinaryFn::Mul, col, static_cast<double>(h)), row);
+  }
   std::vector<int64_t> view(d.size(), 1);
   view[0] = d[0];
   view[1] = d[1];
   RawTensor base = ops::arange(0, d[0] * d[1], 1, DType::I64, idx.device());
   base = bin(BinaryFn::Mul, ops::reshape(base, view), static_cast<double>(plane));
-  return bin(BinaryFn::Add, ops::cast(idx, DType::I64), base);
+  return bin(BinaryFn::Add, idx, base);
 }
 
 Outputs max_pool(NodeContext& c) {
@@ -158,7 +166,8 @@ Outputs max_pool(NodeContext& c) {
   if (prepad) c.fail("indices with pads the frontend's pool cannot take are not supported");
   RawTensor idx;
   RawTensor y = ops::max_pool("MaxPool", x, a, &idx);
-  return {Value::tensor(ops::cast(y, dt)), Value::tensor(global_indices(idx, x.shape()))};
+  return {Value::tensor(ops::cast(y, dt)),
+          Value::tensor(global_indices(idx, x.shape(), c.attr_int("storage_order", 0) != 0))};
 }
 
 Outputs avg_pool(NodeContext& c) {
@@ -237,9 +246,13 @@ Outputs max_unpool(NodeContext& c) {
 }
 
 std::string check_pool(const ::onnx::NodeProto& n, int) {
+  int kernel_dims = 0;
+  bool column_major = false;
   for (const auto& a : n.attribute()) {
-    if (a.name() == "storage_order" && a.i() != 0) return "storage_order 1 not supported";
+    if (a.name() == "storage_order") column_major = a.i() != 0;
+    if (a.name() == "kernel_shape") kernel_dims = a.ints_size();
   }
+  if (column_major && kernel_dims != 2) return "storage_order 1 needs 2-D pooling";
   return "";
 }
 

@@ -283,6 +283,8 @@ void register_index(Registry& r) {
   r.add("Gather", {gather, {"axis"}});
   r.add("GatherElements", {gather_elements, {"axis"}});
   r.add("ScatterElements", {scatter_elements, {"axis", "reduction"}, check_scatter});
+  // Scatter (opsets 9-10) is ScatterElements under its old name.
+  r.add("Scatter", {scatter_elements, {"axis"}});
   r.add("OneHot", {one_hot, {"axis"}});
   r.add("GatherND", {gather_nd, {"batch_dims"}});
   r.add("ScatterND", {scatter_nd, {"reduction"}, check_scatter});

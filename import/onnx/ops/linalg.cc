@@ -1,5 +1,4 @@
 // MatMul, Gemm and Einsum.
-#include <set>
 
 #include "import/onnx/ops/groups.h"
 #include "import/onnx/ops/helpers.h"
@@ -54,7 +53,20 @@ std::string strip(const std::string& s) {
   return out;
 }
 
-EinsumSpec parse_einsum(const std::string& eq) {
+// The ellipsis of a term with `rank` dims, as letters '0', '1', ...: the broadcast dims are
+// aligned from the right across the operands (the first of `total` letters are the leading ones).
+std::string expand_ellipsis(const std::string& term, int rank, int total) {
+  size_t at = term.find("...");
+  if (at == std::string::npos) return term;
+  int explicit_dims = static_cast<int>(term.size()) - 3;
+  int n = rank - explicit_dims;
+  std::string dots;
+  for (int k = total - n; k < total; ++k) dots += static_cast<char>('0' + k);
+  return term.substr(0, at) + dots + term.substr(at + 3);
+}
+
+// Parses `eq` for operands of the given ranks (empty: no ellipsis expansion, for checks).
+EinsumSpec parse_einsum(const std::string& eq, const std::vector<int>& ranks = {}) {
   EinsumSpec spec;
   std::string e = strip(eq);
   size_t arrow = e.find("->");
@@ -66,37 +78,63 @@ EinsumSpec parse_einsum(const std::string& eq) {
     if (comma == std::string::npos) break;
     pos = comma + 1;
   }
+  int total = 0;  // the most dims an ellipsis stands for
+  for (size_t i = 0; i < spec.inputs.size() && i < ranks.size(); ++i) {
+    if (spec.inputs[i].find("...") != std::string::npos) {
+      total = std::max(total, ranks[i] - static_cast<int>(spec.inputs[i].size()) + 3);
+    }
+  }
+  if (!ranks.empty()) {
+    for (size_t i = 0; i < spec.inputs.size(); ++i) {
+      spec.inputs[i] = expand_ellipsis(spec.inputs[i], ranks.at(i), total);
+    }
+  }
+  std::string dots;
+  for (int k = 0; k < total; ++k) dots += static_cast<char>('0' + k);
   if (arrow != std::string::npos) {
     spec.output = e.substr(arrow + 2);
+    size_t at = spec.output.find("...");
+    if (at != std::string::npos) spec.output.replace(at, 3, dots);
   } else {
-    // Implicit output: the letters used once, in alphabetical order.
+    // Implicit output: the broadcast dims, then the letters used once, in alphabetical order.
     std::map<char, int> count;
     for (const auto& in : spec.inputs) {
       for (char ch : in) ++count[ch];
     }
+    spec.output = dots;
     for (const auto& [ch, n] : count) {
-      if (n == 1) spec.output += ch;
+      if (n == 1 && !(ch >= '0' && ch <= '9')) spec.output += ch;
     }
   }
   return spec;
 }
 
-std::string check_einsum(const ::onnx::NodeProto& n, int) {
-  for (const auto& a : n.attribute()) {
-    if (a.name() != "equation") continue;
-    if (a.s().find("...") != std::string::npos) return "einsum with an ellipsis not supported";
-    for (const auto& term : parse_einsum(a.s()).inputs) {
-      std::set<char> seen(term.begin(), term.end());
-      if (seen.size() != term.size()) return "einsum with a repeated index (a diagonal)";
-    }
+// A letter repeated in one term takes the diagonal: x times an identity over the two dims,
+// summed over the second; the term loses that letter's second occurrence.
+RawTensor take_diagonals(RawTensor x, std::string& term) {
+  for (size_t q = 0; q < term.size(); ++q) {
+    size_t p = term.find(term[q]);
+    if (p == q) continue;
+    int64_t n = x.shape()[static_cast<int>(q)];
+    std::vector<int64_t> vp(x.rank(), 1), vq(x.rank(), 1);
+    vp[p] = n;
+    vq[q] = n;
+    RawTensor ip = ops::reshape(ops::arange(0, n, 1, DType::I64, x.device()), vp);
+    RawTensor iq = ops::reshape(ops::arange(0, n, 1, DType::I64, x.device()), vq);
+    RawTensor eye = ops::cast(bin(BinaryFn::Eq, ip, iq), x.dtype());
+    x = ops::squeeze(ops::reduce_dim(ir::ReduceFn::Sum, bin(BinaryFn::Mul, x, eye), q), q);
+    term.erase(q, 1);
+    --q;
   }
-  return "";
+  return x;
 }
 
 // Every operand laid out over all letters (size 1 where it lacks one), multiplied with
 // broadcasting, then summed over the letters the output drops.
 Outputs einsum(NodeContext& c) {
-  EinsumSpec spec = parse_einsum(c.attr_string("equation", ""));
+  std::vector<int> ranks;
+  for (int i = 0; i < c.num_inputs(); ++i) ranks.push_back(c.input(i).rank());
+  EinsumSpec spec = parse_einsum(c.attr_string("equation", ""), ranks);
   if (static_cast<int>(spec.inputs.size()) != c.num_inputs()) c.fail("operand count mismatch");
   std::string letters = spec.output;
   for (const auto& in : spec.inputs) {
@@ -105,10 +143,11 @@ Outputs einsum(NodeContext& c) {
     }
   }
   int n = static_cast<int>(letters.size());
+
   RawTensor acc;
   for (int i = 0; i < c.num_inputs(); ++i) {
-    const std::string& term = spec.inputs[i];
-    RawTensor x = c.tensor(i);
+    std::string term = spec.inputs[i];
+    RawTensor x = take_diagonals(c.tensor(i), term);
     std::vector<int64_t> perm, view;
     for (char ch : letters) {
       size_t p = term.find(ch);
@@ -136,7 +175,7 @@ Outputs einsum(NodeContext& c) {
 void register_linalg(Registry& r) {
   r.add("MatMul", {matmul, {}});
   r.add("Gemm", {gemm, {"alpha", "beta", "transA", "transB"}});
-  r.add("Einsum", {einsum, {"equation"}, check_einsum});
+  r.add("Einsum", {einsum, {"equation"}});
 }
 
 }  // namespace ember::onnx_import

@@ -16,23 +16,48 @@ RawTensor per_channel(const RawTensor& t, int rank) {
   return ops::reshape(t, view);
 }
 
+RawTensor normalize(const RawTensor& x, const RawTensor& mean, const RawTensor& var, double eps,
+                    const RawTensor& scale, const RawTensor& b) {
+  RawTensor inv = un(UnaryFn::Recip, un(UnaryFn::Sqrt, bin(BinaryFn::Add, var, eps)));
+  RawTensor y = bin(BinaryFn::Mul, bin(BinaryFn::Sub, x, mean), bin(BinaryFn::Mul, inv, scale));
+  return bin(BinaryFn::Add, y, b);
+}
+
+// The mean over every dim but the channels (1), kept as [1, C, 1, ...].
+RawTensor channel_mean(const RawTensor& x) {
+  RawTensor m = x;
+  int64_t count = 1;
+  for (int d = 0; d < x.rank(); ++d) {
+    if (d == 1) continue;
+    m = ops::reduce_dim(ir::ReduceFn::Sum, m, d);
+    count *= x.shape()[d];
+  }
+  return bin(BinaryFn::Div, m, static_cast<double>(count));
+}
+
+// Inference normalises with the running statistics; training mode with the batch's (population
+// variance), and also returns the running statistics moved toward them by 1 - momentum.
 Outputs batch_norm(NodeContext& c) {
   RawTensor x = c.tensor(0);
   int r = x.rank();
   double eps = c.attr_float("epsilon", 1e-5f);
   RawTensor scale = per_channel(c.tensor(1), r), b = per_channel(c.tensor(2), r);
   RawTensor mean = per_channel(c.tensor(3), r), var = per_channel(c.tensor(4), r);
-  RawTensor inv = un(UnaryFn::Recip, un(UnaryFn::Sqrt, bin(BinaryFn::Add, var, eps)));
-  RawTensor y = bin(BinaryFn::Mul, bin(BinaryFn::Sub, x, mean), bin(BinaryFn::Mul, inv, scale));
-  return {Value::tensor(bin(BinaryFn::Add, y, b))};
-}
-
-std::string check_batch_norm(const ::onnx::NodeProto& n, int) {
-  for (const auto& a : n.attribute()) {
-    if (a.name() == "training_mode" && a.i() != 0) return "training_mode 1 not supported";
-  }
-  if (n.output_size() > 1) return "running statistics outputs (training) not supported";
-  return "";
+  if (!c.attr_int("training_mode", 0))
+    return {Value::tensor(normalize(x, mean, var, eps, scale, b))};
+  RawTensor bm = channel_mean(x);
+  RawTensor d = bin(BinaryFn::Sub, x, bm);
+  RawTensor bv = channel_mean(bin(BinaryFn::Mul, d, d));
+  Outputs out{Value::tensor(normalize(x, bm, bv, eps, scale, b))};
+  double momentum = c.attr_float("momentum", 0.9f);
+  auto moved = [&](const RawTensor& running, const RawTensor& batch) {
+    RawTensor m = bin(BinaryFn::Add, bin(BinaryFn::Mul, running, momentum),
+                      bin(BinaryFn::Mul, batch, 1 - momentum));
+    return Value::tensor(ops::reshape(m, {m.shape().numel()}));
+  };
+  out.push_back(moved(mean, bm));
+  out.push_back(moved(var, bv));
+  return out;
 }
 
 // x normalised over its trailing dims from `axis` on: (y, mean, 1 / std) with kept dims.
@@ -130,8 +155,7 @@ Outputs lrn(NodeContext& c) {
 }  // namespace
 
 void register_norm(Registry& r) {
-  r.add("BatchNormalization",
-        {batch_norm, {"epsilon", "momentum", "training_mode"}, check_batch_norm});
+  r.add("BatchNormalization", {batch_norm, {"epsilon", "momentum", "training_mode"}});
   r.add("LayerNormalization", {layer_norm, {"axis", "epsilon", "stash_type"}});
   r.add("InstanceNormalization", {instance_norm, {"epsilon"}});
   r.add("LpNormalization", {lp_norm, {"axis", "p"}, check_lp});
