@@ -1,4 +1,6 @@
 // Elementwise math, comparisons, logic, Where, Cast and the variadic Min/Max/Sum/Mean.
+#include <numbers>
+
 #include "import/onnx/ops/groups.h"
 #include "import/onnx/ops/helpers.h"
 #include "import/onnx/tensor_proto.h"
@@ -75,6 +77,38 @@ RawTensor atanh(const RawTensor& x, NodeContext&) {
   return bin(BinaryFn::Mul, un(UnaryFn::Log, q), 0.5);
 }
 
+// atan from its series, with no primitive to lower to: |x| > 1 maps to pi/2 - atan(1/|x|), and
+// two halvings (atan x = 2 atan(x / (1 + sqrt(1 + x^2)))) bring |x| below tan(pi/16) ~ 0.199,
+// where the odd Taylor terms up to x^15 leave an error below 1e-12.
+RawTensor atan(const RawTensor& x, NodeContext&) {
+  RawTensor a = un(UnaryFn::Abs, x);
+  RawTensor big = bin(BinaryFn::Gt, a, 1.0);
+  RawTensor t = where(big, un(UnaryFn::Recip, a), a);
+  for (int i = 0; i < 2; ++i) {
+    RawTensor r = un(UnaryFn::Sqrt, bin(BinaryFn::Add, bin(BinaryFn::Mul, t, t), 1.0));
+    t = bin(BinaryFn::Div, t, bin(BinaryFn::Add, r, 1.0));
+  }
+  RawTensor t2 = bin(BinaryFn::Mul, t, t);
+  RawTensor sum = scalar_like(t, -1.0 / 15);
+  for (int k = 13; k >= 1; k -= 2) {  // Horner in t^2 of 1 - t^2/3 + t^4/5 - ... - t^14/15
+    double sign = ((k - 1) / 2) % 2 == 0 ? 1.0 : -1.0;
+    sum = bin(BinaryFn::Add, bin(BinaryFn::Mul, sum, t2), sign / k);
+  }
+  RawTensor small = bin(BinaryFn::Mul, bin(BinaryFn::Mul, t, sum), 4.0);
+  RawTensor y =
+      where(big, bin(BinaryFn::Sub, scalar_like(small, std::numbers::pi / 2), small), small);
+  return bin(BinaryFn::Mul, y, un(UnaryFn::Sign, x));
+}
+
+// asin x = atan(x / sqrt(1 - x^2)) (+-1 map to +-inf, whose atan is +-pi/2); acos = pi/2 - asin.
+RawTensor asin(const RawTensor& x, NodeContext& c) {
+  RawTensor r = un(UnaryFn::Sqrt, bin(BinaryFn::Sub, scalar_like(x, 1), bin(BinaryFn::Mul, x, x)));
+  return atan(bin(BinaryFn::Div, x, r), c);
+}
+RawTensor acos(const RawTensor& x, NodeContext& c) {
+  return bin(BinaryFn::Sub, scalar_like(x, std::numbers::pi / 2), asin(x, c));
+}
+
 void add_unary(Registry& r, const char* op, UnaryFn fn) {
   r.add(op, unary_entry([fn](const RawTensor& x, NodeContext&) { return un(fn, x); }));
 }
@@ -106,6 +140,9 @@ void register_elementwise(Registry& r) {
   };
   for (const auto& [op, fn] : binary) add_binary(r, op, fn);
   r.add("Asinh", unary_entry(asinh));
+  r.add("Atan", unary_entry(atan));
+  r.add("Asin", unary_entry(asin));
+  r.add("Acos", unary_entry(acos));
   r.add("Acosh", unary_entry(acosh));
   r.add("Atanh", unary_entry(atanh));
   r.add("IsInf", unary_entry(is_inf, {"detect_negative", "detect_positive"}));
