@@ -18,6 +18,7 @@ Value Value::known(TensorData data) {
   Value v;
   v.rank_ = data.shape().rank();
   v.host_ = std::make_shared<const TensorData>(std::move(data));
+  v.upload_ = std::make_shared<Upload>();
   return v;
 }
 
@@ -37,12 +38,15 @@ const TensorData& Value::data() const {
 }
 
 const RawTensor& Value::on(const Device& device) const {
-  if (!t_.defined() || t_.device() != device) {
-    if (host_) {
-      t_ = detail::raw_from_data(at_least_1d(*host_), device);
-    } else {
-      t_ = ops::to_device(t_, device);
+  if (t_.defined() && t_.device() == device) return t_;
+  if (upload_) {
+    std::lock_guard<std::mutex> lock(upload_->mutex);
+    if (!upload_->tensor.defined() || upload_->tensor.device() != device) {
+      upload_->tensor = detail::raw_from_data(at_least_1d(*host_), device);
     }
+    t_ = upload_->tensor;
+  } else {
+    t_ = ops::to_device(t_, device);
   }
   return t_;
 }

@@ -4,6 +4,7 @@
 // A value may also be known on the host: constants, and shapes computed from run-time
 // dimensions; shape arithmetic on known values runs on the host instead of the model's device.
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "frontend/raw_tensor.h"
@@ -38,8 +39,15 @@ class Value {
   const RawTensor& raw() const { return t_; }
 
  private:
+  // A known value's upload, shared by its copies: a constant is uploaded once, not on every
+  // forward (each forward starts from copies of the model's constants).
+  struct Upload {
+    std::mutex mutex;
+    RawTensor tensor;
+  };
   mutable RawTensor t_;
   mutable std::shared_ptr<const TensorData> host_;
+  std::shared_ptr<Upload> upload_;
   int rank_ = 0;
 };
 

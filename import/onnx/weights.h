@@ -30,7 +30,8 @@ struct Weights {
   static constexpr const char* module_name() { return "OnnxWeights"; }
   template <class Self, class F>
   static void for_each_field(Self& self, F&& f) {
-    for (auto& e : self.entries) std::visit([&](auto& p) { f(e.name, p); }, e.param);
+    // Names as C strings: record walkers take a field name as const char*.
+    for (auto& e : self.entries) std::visit([&](auto& p) { f(e.name.c_str(), p); }, e.param);
   }
   EMBER_MODULE_METHODS(Weights)
 };

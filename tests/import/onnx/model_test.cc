@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "import/onnx/tensor_proto.h"
+#include "nn/record.h"
 
 namespace ember::onnx_import {
 namespace {
@@ -117,6 +118,26 @@ TEST(OnnxModel, InitializersAreTrainableParams) {
   auto gw2 = g2.get(Weights::value(m.weights().entries[0].param));
   ASSERT_TRUE(gw2.has_value());
   EXPECT_EQ(gw2->to_data().to_vec<float>(), (std::vector<float>{3, 2, 1, 0, 0, 0}));
+}
+
+// Records name the parameters by their ONNX names; a record saved from changed weights and
+// loaded into a fresh import reproduces the changed model.
+TEST(OnnxModel, WeightsRoundTripThroughRecords) {
+  Model m = Model::from_proto(small_model(), "small", cpu());
+  record::Record r = nn::to_record(m.weights());
+  ASSERT_NE(r.find("fc.weight"), nullptr);
+  ASSERT_NE(r.find("fc.bias"), nullptr);
+  Weights doubled = m.weights().map([](const std::string&, const auto& p) {
+    return p.map([](const auto& t) { return t * 2.0; });
+  });
+  std::string path = (fs::temp_directory_path() / "ember_onnx_weights.ember").string();
+  nn::save(doubled, path);
+  Model fresh = Model::from_proto(small_model(), "small", cpu());
+  Model loaded = fresh.with_weights(nn::load(fresh.weights(), path));
+  TensorData x(std::vector<float>{3, 2, 1}, Shape{1, 3});
+  // relu(2 (W x + b)) = 2 relu(W x + b)
+  EXPECT_FLOAT_EQ(loaded.run({x})[0].to_vec<float>()[0], 2 * m.run({x})[0].to_vec<float>()[0]);
+  fs::remove(path);
 }
 
 TEST(OnnxModel, SymbolicDimsMustAgreeAndFixedDimsMatch) {
