@@ -7,6 +7,7 @@ namespace ember::onnx_import {
 namespace {
 
 using ir::BinaryFn;
+using ir::UnaryFn;
 
 // NumPy matmul: 1-D operands become a row (left) or column (right) and lose that dim again;
 // batch dims broadcast.
@@ -170,12 +171,48 @@ Outputs einsum(NodeContext& c) {
   return {Value::tensor(ops::reshape(acc, dims), out_rank)};
 }
 
+// Determinants of [..., n, n] by Gaussian elimination with partial pivoting, unrolled over n:
+// each step swaps the largest remaining pivot up (a gather of the rows), multiplies it into
+// the determinant (negated by a swap) and eliminates the rows below.
+Outputs det(NodeContext& c) {
+  RawTensor a = c.tensor(0);
+  int r = a.rank();
+  int64_t n = a.shape()[r - 1];
+  const Device& dev = a.device();
+  std::vector<int64_t> col_view(r, 1);
+  col_view[r - 2] = n;
+  RawTensor rows = ops::reshape(ops::arange(0, n, 1, DType::I64, dev), col_view);  // [.., n, 1]
+  RawTensor d = ops::full(Shape::ones(r), Scalar(1.0), a.dtype(), dev);
+  for (int64_t k = 0; k < n; ++k) {
+    RawTensor col = un(UnaryFn::Abs, ops::narrow(a, -1, k, 1));  // [.., n, 1]
+    col = where(bin(BinaryFn::Lt, rows, static_cast<double>(k)), scalar_like(col, -1), col);
+    RawTensor p = ops::cast(ops::reduce_dim(ir::ReduceFn::ArgMax, col, r - 2), DType::I64);
+    // Row order after swapping rows k and p: k <- p, p <- k, the others stay.
+    RawTensor is_k = bin(BinaryFn::Eq, rows, static_cast<double>(k));
+    RawTensor order = where(is_k, p, where(bin(BinaryFn::Eq, rows, p), scalar_like(rows, k), rows));
+    a = ops::gather(a, r - 2, ops::expand(order, a.shape().vector()));
+    RawTensor swapped = bin(BinaryFn::Ne, p, static_cast<double>(k));
+    RawTensor pivot = ops::narrow(ops::narrow(a, -2, k, 1), -1, k, 1);  // [.., 1, 1]
+    d = bin(BinaryFn::Mul, d, where(swapped, un(UnaryFn::Neg, pivot), pivot));
+    RawTensor safe = where(bin(BinaryFn::Eq, pivot, 0.0), scalar_like(pivot, 1), pivot);
+    RawTensor below = ops::cast(bin(BinaryFn::Gt, rows, static_cast<double>(k)), a.dtype());
+    RawTensor factor =
+        bin(BinaryFn::Mul, bin(BinaryFn::Div, ops::narrow(a, -1, k, 1), safe), below);
+    a = bin(BinaryFn::Sub, a, bin(BinaryFn::Mul, factor, ops::narrow(a, -2, k, 1)));
+  }
+  std::vector<int64_t> out(a.shape().dims.begin(), a.shape().dims.end() - 2);
+  int out_rank = static_cast<int>(out.size());
+  if (out.empty()) out.push_back(1);
+  return {Value::tensor(ops::reshape(d, out), out_rank)};
+}
+
 }  // namespace
 
 void register_linalg(Registry& r) {
   r.add("MatMul", {matmul, {}});
   r.add("Gemm", {gemm, {"alpha", "beta", "transA", "transB"}});
   r.add("Einsum", {einsum, {"equation"}});
+  r.add("Det", {det, {}});
 }
 
 }  // namespace ember::onnx_import

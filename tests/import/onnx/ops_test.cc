@@ -51,5 +51,31 @@ TEST(OnnxOps, InverseTrigonometryIsAccurateInF64) {
   expect_matches("Acos", std::acos, unit);
 }
 
+// Pivoting (a zero leading entry), a singular matrix and a batch.
+TEST(OnnxOps, DetPivotsAndHandlesSingularMatrices) {
+  ::onnx::ModelProto m = unary_model("Det", 2);
+  auto* shape = m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type();
+  shape->mutable_shape()->mutable_dim(0)->set_dim_value(3);
+  shape->mutable_shape()->add_dim()->set_dim_value(3);
+  shape->mutable_shape()->add_dim()->set_dim_value(3);
+  m.mutable_graph()
+      ->mutable_output(0)
+      ->mutable_type()
+      ->mutable_tensor_type()
+      ->mutable_shape()
+      ->mutable_dim(0)
+      ->set_dim_value(3);
+  ImportOptions options;
+  options.device = Device::cpu();
+  Model model = Model::from_proto(m, "det", options);
+  std::vector<double> x = {0, 2, 1, 1, 1, 1, 2, 1, 0,   // det 3, needs a row swap
+                           1, 2, 3, 2, 4, 6, 0, 1, 5,   // singular (row 2 = 2 row 1)
+                           2, 0, 0, 0, 3, 0, 0, 0, 4};  // diagonal: 24
+  std::vector<double> d = model.run({TensorData(x, Shape{3, 3, 3})})[0].to_vec<double>();
+  EXPECT_NEAR(d[0], 3, 1e-12);
+  EXPECT_NEAR(d[1], 0, 1e-12);
+  EXPECT_NEAR(d[2], 24, 1e-12);
+}
+
 }  // namespace
 }  // namespace ember::onnx_import
