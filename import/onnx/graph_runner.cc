@@ -36,7 +36,15 @@ void run_node(const ::onnx::NodeProto& node, int opset, Env& env, const Device& 
       [&env, opset, device](const ::onnx::GraphProto& g, const std::vector<Value>& in) {
         return run_subgraph(g, opset, env, in, device);
       });
-  std::vector<Value> out = Registry::instance().find(node.op_type())->convert(ctx);
+  std::vector<Value> out;
+  try {
+    out = Registry::instance().find(node.op_type())->convert(ctx);
+  } catch (const Error& e) {
+    // A frontend op's error (a shape that does not fit, ...) gets the node it came from.
+    std::string what = e.what();
+    if (what.rfind("onnx: ", 0) == 0) throw;
+    throw Error("onnx: " + describe(node, opset) + ": " + what);
+  }
   for (int i = 0; i < node.output_size(); ++i) {
     if (node.output(i).empty()) continue;
     if (i >= static_cast<int>(out.size()) || !out[i].defined()) {

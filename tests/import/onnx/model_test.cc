@@ -191,6 +191,23 @@ TEST(OnnxModel, ReportsEveryUnsupportedConstructAtOnce) {
   }
 }
 
+// An error of a frontend op while a node runs names the node.
+TEST(OnnxModel, RunTimeErrorsNameTheNode) {
+  ::onnx::ModelProto p = small_model();
+  auto* g = p.mutable_graph();
+  *g->add_initializer() = float_tensor("w2", {4, 2}, std::vector<float>(8, 1));
+  add_node(g, "MatMul", "bad_matmul", {"y", "w2"}, {"z"});
+  Model m = Model::from_proto(p, "small", cpu());
+  try {
+    m.run({TensorData(std::vector<float>{1, 2, 3}, Shape{1, 3})});
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    std::string msg = e.what();
+    EXPECT_NE(msg.find("node 'bad_matmul' (MatMul, opset 17)"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("matmul"), std::string::npos) << msg;
+  }
+}
+
 TEST(OnnxReader, NamesAnUnreadableFile) {
   fs::path dir = fs::temp_directory_path() / "ember_onnx_reader_test";
   fs::create_directories(dir);
