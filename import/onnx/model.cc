@@ -10,11 +10,22 @@
 namespace ember::onnx_import {
 namespace {
 
+// The tensor type inside a type: itself, a sequence's or an optional's element (nullptr when
+// none is a tensor).
+const ::onnx::TypeProto_Tensor* tensor_inside(const ::onnx::TypeProto& t) {
+  if (t.has_tensor_type()) return &t.tensor_type();
+  if (t.has_sequence_type()) return tensor_inside(t.sequence_type().elem_type());
+  if (t.has_optional_type()) return tensor_inside(t.optional_type().elem_type());
+  return nullptr;
+}
+
 IoInfo io_info(const ::onnx::ValueInfoProto& v) {
   IoInfo io;
   io.name = v.name();
-  if (v.type().has_tensor_type()) {
-    const auto& tt = v.type().tensor_type();
+  if (v.type().has_sequence_type()) io.kind = Value::Kind::Sequence;
+  if (v.type().has_optional_type()) io.kind = Value::Kind::Optional;
+  if (const auto* tensor = tensor_inside(v.type())) {
+    const auto& tt = *tensor;
     io.onnx_type = tt.elem_type();
     io.has_shape = tt.has_shape();
     for (const auto& d : tt.shape().dim()) {
@@ -28,7 +39,10 @@ IoInfo io_info(const ::onnx::ValueInfoProto& v) {
 }  // namespace
 
 std::string IoInfo::to_string() const {
-  std::string s = name + ": " + (onnx_type ? onnx_type_name(onnx_type) : "?");
+  std::string s = name + ": ";
+  if (kind == Value::Kind::Sequence) s += "sequence of ";
+  if (kind == Value::Kind::Optional) s += "optional ";
+  s += onnx_type ? onnx_type_name(onnx_type) : "?";
   if (!has_shape) return s + "[?]";
   s += "[";
   for (size_t i = 0; i < dims.size(); ++i) {
@@ -76,11 +90,13 @@ namespace {
 // Adds what Ember cannot import of graph `g` (its subgraphs included) to `problems`.
 void check_graph(const ::onnx::GraphProto& g, int opset, std::vector<std::string>& problems) {
   auto check_type = [&](const ::onnx::ValueInfoProto& v, const char* what) {
-    if (!v.type().has_tensor_type()) {
+    // Tensors, and sequences and optionals of them.
+    const ::onnx::TypeProto_Tensor* tensor = tensor_inside(v.type());
+    if (!tensor) {
       problems.push_back(std::string(what) + " '" + v.name() + "' is not a tensor");
       return;
     }
-    int32_t t = v.type().tensor_type().elem_type();
+    int32_t t = tensor->elem_type();
     if (t && !to_dtype(t)) {
       problems.push_back(std::string(what) + " '" + v.name() + "' has element type " +
                          onnx_type_name(t) + ", which Ember lacks");
@@ -151,6 +167,8 @@ std::vector<Value> Model::bind_inputs(const std::vector<Value>& given) const {
     const IoInfo& io = inputs_[i];
     const Value& v = given[i];
     std::string where = "onnx: input '" + io.name + "' (" + io.to_string() + ")";
+    if (io.kind != v.kind()) throw Error(where + ": got a value of another kind");
+    if (io.kind != Value::Kind::Tensor) continue;
     if (io.onnx_type && to_dtype(io.onnx_type) != v.dtype()) {
       throw Error(where + ": got a " + dtype_name(v.dtype()) + " tensor");
     }

@@ -27,9 +27,11 @@ struct ImportOptions {
 // A graph input or output as the file declares it.
 struct IoInfo {
   std::string name;
-  int32_t onnx_type = 0;               // ONNX element type (0 when not declared)
-  std::vector<int64_t> dims;           // -1 for a symbolic or unknown dim
-  std::vector<std::string> dim_names;  // the symbolic names ("" for fixed dims)
+  Value::Kind kind = Value::Kind::Tensor;  // a sequence's or optional's element is described
+                                           // by the fields below
+  int32_t onnx_type = 0;                   // ONNX element type (0 when not declared)
+  std::vector<int64_t> dims;               // -1 for a symbolic or unknown dim
+  std::vector<std::string> dim_names;      // the symbolic names ("" for fixed dims)
   bool has_shape = false;
   std::string to_string() const;  // "x: FLOAT[batch, 3, 224, 224]"
 };
@@ -48,6 +50,8 @@ class Model {
   std::vector<RawTensor> forward(const std::vector<RawTensor>& inputs) const;
   // The same on host data, with outputs in their exact ONNX shapes (rank 0 included).
   std::vector<TensorData> run(const std::vector<TensorData>& inputs) const;
+  // The same on values: what sequence and optional inputs and outputs need.
+  std::vector<Value> run_values(const std::vector<Value>& inputs) const { return evaluate(inputs); }
 
   const std::vector<IoInfo>& inputs() const { return inputs_; }
   const std::vector<IoInfo>& outputs() const { return outputs_; }

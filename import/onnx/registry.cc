@@ -25,6 +25,7 @@ const Registry& Registry::instance() {
     register_rnn(reg);
     register_grid_sample(reg);
     register_control(reg);
+    register_sequence(reg);
     return reg;
   }();
   return r;

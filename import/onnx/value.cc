@@ -22,9 +22,43 @@ Value Value::known(TensorData data) {
   return v;
 }
 
-DType Value::dtype() const { return host_ ? host_->dtype() : t_.dtype(); }
+Value Value::sequence(std::vector<Value> items, DType elem) {
+  Value v;
+  v.kind_ = Kind::Sequence;
+  v.items_ = std::make_shared<const std::vector<Value>>(std::move(items));
+  v.elem_ = elem;
+  return v;
+}
+
+Value Value::optional(std::vector<Value> item) {
+  if (item.size() > 1) throw Error("onnx: an optional holds at most one value");
+  Value v;
+  v.kind_ = Kind::Optional;
+  v.items_ = std::make_shared<const std::vector<Value>>(std::move(item));
+  return v;
+}
+
+const std::vector<Value>& Value::items() const {
+  if (is_tensor()) throw Error("onnx: a tensor where a sequence or optional is expected");
+  return *items_;
+}
+
+// A container where a tensor is expected.
+static void require_tensor(Value::Kind k) {
+  if (k != Value::Kind::Tensor) {
+    throw Error(std::string("onnx: a ") + (k == Value::Kind::Sequence ? "sequence" : "optional") +
+                " where a tensor is expected");
+  }
+}
+
+DType Value::dtype() const {
+  if (kind_ == Kind::Sequence) return elem_;
+  if (kind_ == Kind::Optional) return items_->empty() ? elem_ : (*items_)[0].dtype();
+  return host_ ? host_->dtype() : t_.dtype();
+}
 
 std::vector<int64_t> Value::dims() const {
+  require_tensor(kind_);
   if (host_) return host_->shape().vector();
   if (rank_ == 0) return {};
   return t_.shape().vector();
@@ -33,11 +67,13 @@ std::vector<int64_t> Value::dims() const {
 int64_t Value::numel() const { return Shape(dims()).numel(); }
 
 const TensorData& Value::data() const {
+  require_tensor(kind_);
   if (!host_) host_ = std::make_shared<const TensorData>(with_shape(t_.to_data(), dims()));
   return *host_;
 }
 
 const RawTensor& Value::on(const Device& device) const {
+  require_tensor(kind_);
   if (t_.defined() && t_.device() == device) return t_;
   if (upload_) {
     std::lock_guard<std::mutex> lock(upload_->mutex);

@@ -1,8 +1,9 @@
 #pragma once
-// A value flowing along an imported graph's edges. ONNX has rank-0 tensors and frontend tensors
-// have rank >= 1, so a value carries its ONNX rank beside the tensor (a scalar is a [1] tensor).
-// A value may also be known on the host: constants, and shapes computed from run-time
-// dimensions; shape arithmetic on known values runs on the host instead of the model's device.
+// A value flowing along an imported graph's edges: a tensor, or a sequence or optional of them.
+// ONNX has rank-0 tensors and frontend tensors have rank >= 1, so a value carries its ONNX rank
+// beside the tensor (a scalar is a [1] tensor). A value may also be known on the host: constants,
+// and shapes computed from run-time dimensions; shape arithmetic on known values runs on the host
+// instead of the model's device.
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -23,8 +24,18 @@ class Value {
   }
   // Contents known on the host, in their ONNX shape (rank 0 allowed).
   static Value known(TensorData data);
+  // A sequence of tensors of element type `elem` (the type an empty one still has).
+  static Value sequence(std::vector<Value> items, DType elem);
+  // An optional: empty, or holding one value (a tensor or a sequence).
+  static Value optional(std::vector<Value> item);
 
-  bool defined() const { return t_.defined() || host_ != nullptr; }
+  enum class Kind { Tensor, Sequence, Optional };
+  Kind kind() const { return kind_; }
+  bool is_tensor() const { return kind_ == Kind::Tensor; }
+  // A sequence's tensors, or an optional's value (none when empty).
+  const std::vector<Value>& items() const;
+
+  bool defined() const { return t_.defined() || host_ != nullptr || !is_tensor(); }
   bool is_known() const { return host_ != nullptr; }
   int rank() const { return rank_; }
   DType dtype() const;
@@ -49,6 +60,9 @@ class Value {
   mutable std::shared_ptr<const TensorData> host_;
   std::shared_ptr<Upload> upload_;
   int rank_ = 0;
+  Kind kind_ = Kind::Tensor;
+  std::shared_ptr<const std::vector<Value>> items_;
+  DType elem_ = DType::F32;  // a sequence's element type
 };
 
 // Shape [1] contents of a rank-0 TensorData (for upload), or the data unchanged.

@@ -20,5 +20,6 @@ void register_quantize(Registry& r);
 void register_rnn(Registry& r);
 void register_grid_sample(Registry& r);
 void register_control(Registry& r);
+void register_sequence(Registry& r);
 
 }  // namespace ember::onnx_import

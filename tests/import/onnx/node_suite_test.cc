@@ -5,6 +5,7 @@
 // otherwise. The per-case results go to a JSON file (scripts/onnx_table.py renders docs/onnx.md);
 // the test fails when fewer than 90% of the supported cases pass.
 #include <gtest/gtest.h>
+#include <onnx/onnx-data_pb.h>
 
 #include <chrono>
 #include <cmath>
@@ -15,6 +16,7 @@
 #include <set>
 #include <sstream>
 
+#include "frontend/tensor.h"
 #include "import/onnx/model.h"
 #include "import/onnx/registry.h"
 #include "import/onnx/tensor_proto.h"
@@ -36,18 +38,58 @@ std::string env_or(const char* name, const char* fallback) {
   return v && *v ? v : fallback;
 }
 
-// A tensor file; `declared` is the element type the model declares for it. (The test data of
-// ONNX 1.12 stores bfloat16 tensors as uint16 holding the same bits.)
-TensorData read_tensor(const fs::path& p, int32_t declared) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  ::onnx::TensorProto t;
-  if (!t.ParseFromString(ss.str())) throw Error("cannot parse " + p.string());
+// A tensor; `declared` is the element type the model declares for it. (The test data of ONNX
+// 1.12 stores bfloat16 tensors as uint16 holding the same bits.)
+TensorData tensor_of(::onnx::TensorProto t, int32_t declared) {
   if (t.data_type() == ::onnx::TensorProto::UINT16 && declared == ::onnx::TensorProto::BFLOAT16) {
     t.set_data_type(::onnx::TensorProto::BFLOAT16);
   }
   return to_data(t);
+}
+
+std::string read_bytes(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// The value a test file holds for an input or output the model declares as `io`: a tensor, a
+// sequence or an optional. Tensors go to `device` (graph inputs), or stay on the host when
+// `device` is null (expected outputs).
+Value sequence_of(const ::onnx::SequenceProto& s, const IoInfo& io, const Device* device);
+
+Value tensor_value(const ::onnx::TensorProto& t, const IoInfo& io, const Device* device) {
+  TensorData d = tensor_of(t, io.onnx_type);
+  if (!device) return Value::known(d);
+  return Value::tensor(detail::raw_from_data(at_least_1d(d), *device), d.shape().rank());
+}
+
+Value sequence_of(const ::onnx::SequenceProto& s, const IoInfo& io, const Device* device) {
+  std::vector<Value> items;
+  for (const auto& t : s.tensor_values()) items.push_back(tensor_value(t, io, device));
+  auto dt = to_dtype(io.onnx_type);
+  return Value::sequence(items, dt ? *dt : DType::F32);
+}
+
+Value read_value(const fs::path& p, const IoInfo& io, const Device* device) {
+  std::string bytes = read_bytes(p);
+  if (io.kind == Value::Kind::Sequence) {
+    ::onnx::SequenceProto s;
+    if (!s.ParseFromString(bytes)) throw Error("cannot parse " + p.string());
+    return sequence_of(s, io, device);
+  }
+  if (io.kind == Value::Kind::Optional) {
+    ::onnx::OptionalProto o;
+    if (!o.ParseFromString(bytes)) throw Error("cannot parse " + p.string());
+    if (o.has_tensor_value()) return Value::optional({tensor_value(o.tensor_value(), io, device)});
+    if (o.has_sequence_value())
+      return Value::optional({sequence_of(o.sequence_value(), io, device)});
+    return Value::optional({});
+  }
+  ::onnx::TensorProto t;
+  if (!t.ParseFromString(bytes)) throw Error("cannot parse " + p.string());
+  return tensor_value(t, io, device);
 }
 
 std::vector<fs::path> numbered(const fs::path& dir, const std::string& prefix) {
@@ -62,7 +104,7 @@ std::vector<fs::path> numbered(const fs::path& dir, const std::string& prefix) {
 
 // "" when `got` matches `want`: same shape and dtype, values within rtol 1e-3 + atol 1e-7 (NaN
 // matching NaN, infinities exactly).
-std::string compare(const TensorData& got, const TensorData& want) {
+std::string compare_tensor(const TensorData& got, const TensorData& want) {
   if (got.shape() != want.shape()) {
     return "shape " + got.shape().to_string() + ", expected " + want.shape().to_string();
   }
@@ -77,6 +119,21 @@ std::string compare(const TensorData& got, const TensorData& want) {
     if (std::abs(g[i] - w[i]) <= 1e-7 + 1e-3 * std::abs(w[i])) continue;
     return "element " + std::to_string(i) + " is " + std::to_string(g[i]) + ", expected " +
            std::to_string(w[i]);
+  }
+  return "";
+}
+
+// The same for values: sequences and optionals element by element.
+std::string compare(const Value& got, const Value& want) {
+  if (got.kind() != want.kind()) return "a value of another kind";
+  if (got.is_tensor()) return compare_tensor(got.data(), want.data());
+  if (got.items().size() != want.items().size()) {
+    return std::to_string(got.items().size()) + " elements, expected " +
+           std::to_string(want.items().size());
+  }
+  for (size_t i = 0; i < got.items().size(); ++i) {
+    std::string diff = compare(got.items()[i], want.items()[i]);
+    if (!diff.empty()) return "element " + std::to_string(i) + ": " + diff;
   }
   return "";
 }
@@ -101,14 +158,14 @@ CaseResult run_case(const fs::path& dir) {
     options.device = test_device();
     Model model = Model::from_proto(proto, r.name, options);
     fs::path data = dir / "test_data_set_0";
-    std::vector<TensorData> inputs;
+    std::vector<Value> inputs;
     // Optional inputs left out of the graph have no file; files beyond the graph's inputs are
     // not read.
     std::vector<fs::path> in_files = numbered(data, "input_");
     for (size_t i = 0; i < in_files.size() && i < model.inputs().size(); ++i) {
-      inputs.push_back(read_tensor(in_files[i], model.inputs()[i].onnx_type));
+      inputs.push_back(read_value(in_files[i], model.inputs()[i], &options.device));
     }
-    std::vector<TensorData> got = model.run(inputs);
+    std::vector<Value> got = model.run_values(inputs);
     std::vector<fs::path> want = numbered(data, "output_");
     r.status = "passed";
     if (got.size() < want.size()) {
@@ -116,7 +173,7 @@ CaseResult run_case(const fs::path& dir) {
       r.message = std::to_string(got.size()) + " outputs, expected " + std::to_string(want.size());
     }
     for (size_t i = 0; i < want.size() && i < got.size(); ++i) {
-      std::string diff = compare(got[i], read_tensor(want[i], model.outputs()[i].onnx_type));
+      std::string diff = compare(got[i], read_value(want[i], model.outputs()[i], nullptr));
       if (!diff.empty()) {
         r.status = "failed";
         r.message = "output " + std::to_string(i) + ": " + diff;
