@@ -26,6 +26,7 @@ const Registry& Registry::instance() {
     register_grid_sample(reg);
     register_control(reg);
     register_sequence(reg);
+    register_data_dependent(reg);
     return reg;
   }();
   return r;

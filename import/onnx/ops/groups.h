@@ -21,5 +21,6 @@ void register_rnn(Registry& r);
 void register_grid_sample(Registry& r);
 void register_control(Registry& r);
 void register_sequence(Registry& r);
+void register_data_dependent(Registry& r);
 
 }  // namespace ember::onnx_import

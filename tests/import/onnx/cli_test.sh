@@ -27,9 +27,9 @@ case $case_name in
     grep -q "LayerNormalization 5 / 5" "$out" || { cat "$out"; exit 1; }
     ;;
   unsupported)
-    model=$node/test_nonmaxsuppression_center_point_box_format/model.onnx
+    model=$node/test_dft/model.onnx
     [ -f "$model" ] || exit 77
-    expect 1 "(NonMaxSuppression, opset 17): op type not supported" "$bin" "$model"
+    expect 1 "(DFT, opset 17): op type not supported" "$bin" "$model"
     ;;
   missing) expect 1 "cannot open model '/nonexistent.onnx'" "$bin" /nonexistent.onnx ;;
 esac
