@@ -8,7 +8,7 @@
 namespace ember::onnx_import {
 
 bool all_known(const ::onnx::NodeProto& node, const Env& env) {
-  const OpEntry* e = Registry::instance().find(node.op_type());
+  const OpEntry* e = Registry::instance().find(node);
   if (!e || !e->foldable) return false;
   for (const auto& name : node.input()) {
     if (name.empty()) continue;
@@ -38,7 +38,7 @@ void run_node(const ::onnx::NodeProto& node, int opset, Env& env, const Device& 
       });
   std::vector<Value> out;
   try {
-    out = Registry::instance().find(node.op_type())->convert(ctx);
+    out = Registry::instance().find(node)->convert(ctx);
   } catch (const Error& e) {
     // A frontend op's error (a shape that does not fit, ...) gets the node it came from.
     std::string what = e.what();

@@ -27,6 +27,7 @@ const Registry& Registry::instance() {
     register_control(reg);
     register_sequence(reg);
     register_data_dependent(reg);
+    register_training(reg);
     return reg;
   }();
   return r;
@@ -39,6 +40,11 @@ const OpEntry* Registry::find(const std::string& op_type) const {
   return it == ops_.end() ? nullptr : &it->second;
 }
 
+const OpEntry* Registry::find(const ::onnx::NodeProto& node) const {
+  bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
+  return find(default_domain ? node.op_type() : node.domain() + "." + node.op_type());
+}
+
 std::vector<std::string> Registry::op_types() const {
   std::vector<std::string> out;
   for (const auto& [k, v] : ops_) out.push_back(k);
@@ -46,10 +52,10 @@ std::vector<std::string> Registry::op_types() const {
 }
 
 std::string unsupported_reason(const ::onnx::NodeProto& node, int opset) {
-  if (!node.domain().empty() && node.domain() != "ai.onnx") {
+  const OpEntry* e = Registry::instance().find(node);
+  if (!e && !node.domain().empty() && node.domain() != "ai.onnx") {
     return "domain '" + node.domain() + "' is not supported";
   }
-  const OpEntry* e = Registry::instance().find(node.op_type());
   if (!e) return "op type not supported";
   std::vector<std::string> bad;
   for (const auto& a : node.attribute()) {

@@ -32,8 +32,10 @@ class Registry {
  public:
   static const Registry& instance();
   void add(const std::string& op_type, OpEntry entry);
-  // nullptr for an op type Ember does not import.
+  // nullptr for an op type Ember does not import. Ops of other domains than the default one are
+  // keyed "domain.Op".
   const OpEntry* find(const std::string& op_type) const;
+  const OpEntry* find(const ::onnx::NodeProto& node) const;
   std::vector<std::string> op_types() const;
 
  private:

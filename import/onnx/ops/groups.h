@@ -22,5 +22,6 @@ void register_grid_sample(Registry& r);
 void register_control(Registry& r);
 void register_sequence(Registry& r);
 void register_data_dependent(Registry& r);
+void register_training(Registry& r);
 
 }  // namespace ember::onnx_import
