@@ -28,6 +28,7 @@ const Registry& Registry::instance() {
     register_sequence(reg);
     register_data_dependent(reg);
     register_training(reg);
+    register_spectral(reg);
     return reg;
   }();
   return r;

@@ -23,5 +23,6 @@ void register_control(Registry& r);
 void register_sequence(Registry& r);
 void register_data_dependent(Registry& r);
 void register_training(Registry& r);
+void register_spectral(Registry& r);
 
 }  // namespace ember::onnx_import
