@@ -90,7 +90,8 @@ namespace {
 // Adds what Ember cannot import of graph `g` (its subgraphs included) to `problems`.
 void check_graph(const ::onnx::GraphProto& g, int opset, std::vector<std::string>& problems) {
   auto check_type = [&](const ::onnx::ValueInfoProto& v, const char* what) {
-    // Tensors, and sequences and optionals of them.
+    // Tensors, and sequences and optionals of them; an undeclared type is found when it runs.
+    if (v.type().value_case() == ::onnx::TypeProto::VALUE_NOT_SET) return;
     const ::onnx::TypeProto_Tensor* tensor = tensor_inside(v.type());
     if (!tensor) {
       problems.push_back(std::string(what) + " '" + v.name() + "' is not a tensor");

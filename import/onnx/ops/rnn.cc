@@ -11,6 +11,8 @@ using ir::UnaryFn;
 
 enum class Cell { Rnn, Gru, Lstm };
 
+int64_t gate_count(Cell cell) { return cell == Cell::Rnn ? 1 : cell == Cell::Gru ? 3 : 4; }
+
 RawTensor activate(const std::string& name, const RawTensor& x) {
   if (name == "Sigmoid") return ops::sigmoid(x);
   if (name == "Tanh") return un(UnaryFn::Tanh, x);
@@ -83,72 +85,89 @@ void step(const Config& cfg, Direction& d, const RawTensor& xw) {
   }
 }
 
+// Direction k's slice [..] of a [directions, ..] input.
+RawTensor of_direction(NodeContext& c, int input, int k) {
+  return ops::squeeze(ops::narrow(c.tensor(input), 0, k, 1), 0);
+}
+
+// Direction k's weights, biases and initial state, for input x [seq, batch, input].
+Direction direction(NodeContext& c, const Config& cfg, const RawTensor& x, int k, bool reverse) {
+  int64_t H = cfg.hidden, G = gate_count(cfg.cell) * H, batch = x.shape()[1];
+  Direction d;
+  d.reverse = reverse;
+  d.r = ops::transpose(of_direction(c, 2, k));
+  d.xw = ops::matmul(x, align(ops::transpose(of_direction(c, 1, k)), 3));
+  if (c.has_input(3)) {
+    RawTensor b = of_direction(c, 3, k);  // [2G]: the input's bias, then the recurrence's
+    d.xw = add(d.xw, ops::narrow(b, 0, 0, G));
+    d.rb = ops::reshape(ops::narrow(b, 0, G, G), {1, G});
+  } else {
+    d.rb = ops::zeros(Shape{1, G}, x.dtype(), x.device());
+  }
+  RawTensor zeros = ops::zeros(Shape{batch, H}, x.dtype(), x.device());
+  d.h = c.has_input(5) ? of_direction(c, 5, k) : zeros;
+  if (cfg.cell == Cell::Lstm) {
+    d.c = c.has_input(6) ? of_direction(c, 6, k) : zeros;
+    // [3, H]: each row, narrowed to [1, H], broadcasts over the batch.
+    if (c.has_input(7)) d.p = ops::reshape(ops::narrow(c.tensor(7), 0, k, 1), {3, H});
+  }
+  return d;
+}
+
+// Runs one direction over the sequence: its outputs [seq, batch, H]. With sequence_lens
+// ([batch, 1]), steps past a batch entry's length keep its state and output zeros (a reverse
+// pass then starts at the entry's last step).
+RawTensor run_direction(const Config& cfg, Direction& d, const RawTensor& lens) {
+  int64_t seq = d.xw.shape()[0];
+  std::vector<RawTensor> steps(seq);
+  for (int64_t t = 0; t < seq; ++t) {
+    int64_t at = d.reverse ? seq - 1 - t : t;
+    RawTensor h0 = d.h, c0 = d.c;
+    step(cfg, d, ops::squeeze(ops::narrow(d.xw, 0, at, 1), 0));
+    RawTensor out = d.h;
+    if (lens.defined()) {
+      RawTensor live = bin(BinaryFn::Gt, lens, static_cast<double>(at));
+      out = where(live, d.h, scalar_like(d.h, 0));
+      d.h = where(live, d.h, h0);
+      if (cfg.cell == Cell::Lstm) d.c = where(live, d.c, c0);
+    }
+    steps[at] = ops::unsqueeze_dim(out, 0);
+  }
+  return ops::cat(steps, 0);
+}
+
+// Direction k's activations: the attribute's names for it, or the cell's defaults.
+std::vector<std::string> activations(NodeContext& c, Cell cell, int k) {
+  std::vector<std::string> acts = cell == Cell::Rnn ? std::vector<std::string>{"Tanh"}
+                                  : cell == Cell::Gru
+                                      ? std::vector<std::string>{"Sigmoid", "Tanh"}
+                                      : std::vector<std::string>{"Sigmoid", "Tanh", "Tanh"};
+  if (const auto* a = c.attr("activations")) {
+    size_t n = acts.size();
+    acts.assign(a->strings().begin() + k * n, a->strings().begin() + (k + 1) * n);
+  }
+  if (cell == Cell::Rnn) acts.push_back(acts[0]);  // f is also g
+  return acts;
+}
+
 Outputs recurrent(NodeContext& c, Cell cell) {
-  int64_t gates = cell == Cell::Rnn ? 1 : cell == Cell::Gru ? 3 : 4;
   bool batch_first = c.attr_int("layout", 0) == 1;
   RawTensor x = c.tensor(0);
   if (batch_first) x = ops::swap_dims(x, 0, 1);  // [seq, batch, input]
-  int64_t seq = x.shape()[0], batch = x.shape()[1];
   Config cfg{cell,
              c.attr_int("hidden_size", 0),
              {},
              c.attr_float("clip", 0.0f),
              c.attr_int("linear_before_reset", 0) != 0};
-  if (cfg.hidden == 0) cfg.hidden = c.input(2).dims()[1];
+  if (cfg.hidden == 0) cfg.hidden = c.input(2).dims()[1] / gate_count(cell);
   std::string dir = c.attr_string("direction", "forward");
-  int dirs = dir == "bidirectional" ? 2 : 1;
-  std::vector<std::string> acts;
-  if (const auto* a = c.attr("activations")) acts.assign(a->strings().begin(), a->strings().end());
-  std::vector<std::string> fallback = cell == Cell::Rnn ? std::vector<std::string>{"Tanh"}
-                                      : cell == Cell::Gru
-                                          ? std::vector<std::string>{"Sigmoid", "Tanh"}
-                                          : std::vector<std::string>{"Sigmoid", "Tanh", "Tanh"};
-  int64_t H = cfg.hidden, G = gates * H;
+  RawTensor lens;
+  if (c.has_input(4)) lens = ops::reshape(ops::cast(c.tensor(4), DType::I64), {x.shape()[1], 1});
   std::vector<RawTensor> ys, hs, cs;
-  for (int k = 0; k < dirs; ++k) {
-    cfg.acts = acts.empty() ? fallback
-                            : std::vector<std::string>(acts.begin() + k * fallback.size(),
-                                                       acts.begin() + (k + 1) * fallback.size());
-    if (cell == Cell::Rnn) cfg.acts.push_back(cfg.acts[0]);  // f is also g
-    Direction d;
-    d.reverse = dir == "reverse" || k == 1;
-    RawTensor w = ops::squeeze(ops::narrow(c.tensor(1), 0, k, 1), 0);  // [G, input]
-    d.r = ops::transpose(ops::squeeze(ops::narrow(c.tensor(2), 0, k, 1), 0));
-    d.xw = ops::matmul(x, align(ops::transpose(w), 3));
-    if (c.has_input(3)) {
-      RawTensor b = ops::squeeze(ops::narrow(c.tensor(3), 0, k, 1), 0);  // [2G]
-      d.xw = add(d.xw, ops::narrow(b, 0, 0, G));
-      d.rb = ops::reshape(ops::narrow(b, 0, G, G), {1, G});
-    } else {
-      d.rb = ops::zeros(Shape{1, G}, x.dtype(), x.device());
-    }
-    d.h = c.has_input(5) ? ops::squeeze(ops::narrow(c.tensor(5), 0, k, 1), 0)
-                         : ops::zeros(Shape{batch, H}, x.dtype(), x.device());
-    if (cell == Cell::Lstm) {
-      d.c = c.has_input(6) ? ops::squeeze(ops::narrow(c.tensor(6), 0, k, 1), 0)
-                           : ops::zeros(Shape{batch, H}, x.dtype(), x.device());
-      // [3, H]: each row, narrowed to [1, H], broadcasts over the batch.
-      if (c.has_input(7)) d.p = ops::reshape(ops::narrow(c.tensor(7), 0, k, 1), {3, H});
-    }
-    // With sequence_lens, steps past a batch entry's length keep its state and output zeros
-    // (a reverse pass then starts at the entry's last step).
-    RawTensor lens;
-    if (c.has_input(4)) lens = ops::reshape(ops::cast(c.tensor(4), DType::I64), {batch, 1});
-    std::vector<RawTensor> steps(seq);
-    for (int64_t t = 0; t < seq; ++t) {
-      int64_t at = d.reverse ? seq - 1 - t : t;
-      RawTensor h0 = d.h, c0 = d.c;
-      step(cfg, d, ops::squeeze(ops::narrow(d.xw, 0, at, 1), 0));
-      RawTensor out = d.h;
-      if (lens.defined()) {
-        RawTensor live = bin(BinaryFn::Gt, lens, static_cast<double>(at));
-        out = where(live, d.h, scalar_like(d.h, 0));
-        d.h = where(live, d.h, h0);
-        if (cell == Cell::Lstm) d.c = where(live, d.c, c0);
-      }
-      steps[at] = ops::unsqueeze_dim(out, 0);
-    }
-    ys.push_back(ops::unsqueeze_dim(ops::cat(steps, 0), 1));  // [seq, 1, batch, H]
+  for (int k = 0; k < (dir == "bidirectional" ? 2 : 1); ++k) {
+    cfg.acts = activations(c, cell, k);
+    Direction d = direction(c, cfg, x, k, dir == "reverse" || k == 1);
+    ys.push_back(ops::unsqueeze_dim(run_direction(cfg, d, lens), 1));  // [seq, 1, batch, H]
     hs.push_back(ops::unsqueeze_dim(d.h, 0));
     if (cell == Cell::Lstm) cs.push_back(ops::unsqueeze_dim(d.c, 0));
   }

@@ -77,5 +77,69 @@ TEST(OnnxOps, DetPivotsAndHandlesSingularMatrices) {
   EXPECT_NEAR(d[2], 24, 1e-12);
 }
 
+// An RNN cell h = relu(x + 0.5 h) over sequences of lengths 2 and 3: steps past a sequence's
+// length output zeros and keep its state; a reverse pass starts at the sequence's last step.
+TEST(OnnxOps, RnnHonoursSequenceLengths) {
+  for (std::string direction : {"forward", "reverse"}) {
+    ::onnx::ModelProto m;
+    m.set_ir_version(8);
+    m.add_opset_import()->set_version(17);
+    auto* g = m.mutable_graph();
+    g->set_name("rnn");
+    auto add_input = [&](const char* name, int32_t type, std::vector<int64_t> dims) {
+      auto* io = g->add_input();
+      io->set_name(name);
+      auto* tt = io->mutable_type()->mutable_tensor_type();
+      tt->set_elem_type(type);
+      for (auto d : dims) tt->mutable_shape()->add_dim()->set_dim_value(d);
+    };
+    add_input("x", ::onnx::TensorProto::FLOAT, {3, 2, 1});
+    add_input("lens", ::onnx::TensorProto::INT32, {2});
+    auto weight = [&](const char* name, float v) {
+      auto* t = g->add_initializer();
+      t->set_name(name);
+      t->set_data_type(::onnx::TensorProto::FLOAT);
+      for (int i = 0; i < 3; ++i) t->add_dims(1);
+      t->add_float_data(v);
+    };
+    weight("W", 1.0f);
+    weight("R", 0.5f);
+    for (const char* out : {"y", "y_h"}) g->add_output()->set_name(out);
+    auto* n = g->add_node();
+    n->set_op_type("RNN");
+    for (const char* in : {"x", "W", "R", "", "lens"}) n->add_input(in);
+    n->add_output("y");
+    n->add_output("y_h");
+    auto* a = n->add_attribute();
+    a->set_name("activations");
+    a->set_type(::onnx::AttributeProto::STRINGS);
+    a->add_strings("Relu");
+    auto* h = n->add_attribute();
+    h->set_name("hidden_size");
+    h->set_type(::onnx::AttributeProto::INT);
+    h->set_i(1);
+    auto* d = n->add_attribute();
+    d->set_name("direction");
+    d->set_type(::onnx::AttributeProto::STRING);
+    d->set_s(direction);
+    ImportOptions options;
+    options.device = Device::cpu();
+    options.read.infer_shapes = false;
+    Model model = Model::from_proto(m, "rnn", options);
+    std::vector<TensorData> out =
+        model.run({TensorData(std::vector<float>{1, 1, 2, 2, 4, 4}, Shape{3, 2, 1}),
+                   TensorData(std::vector<int32_t>{2, 3})});
+    // y [seq, directions, batch, hidden], y_h [directions, batch, hidden]
+    std::vector<float> y = out[0].to_vec<float>(), yh = out[1].to_vec<float>();
+    if (direction == "forward") {
+      EXPECT_EQ(y, (std::vector<float>{1, 1, 2.5, 2.5, 0, 5.25}));
+      EXPECT_EQ(yh, (std::vector<float>{2.5, 5.25}));
+    } else {
+      EXPECT_EQ(y, (std::vector<float>{2, 3, 2, 4, 0, 4}));
+      EXPECT_EQ(yh, (std::vector<float>{2, 3}));
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ember::onnx_import
