@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "ir/error.h"
@@ -74,6 +75,24 @@ void load_graph(::onnx::GraphProto& g, const std::string& base_dir) {
   }
 }
 
+// ONNX's version converter goes through its IR, which keeps only tensor types: the declared
+// types of the graph's inputs, outputs and values that it dropped (sequences, optionals) are
+// restored from the original by name.
+void restore_types(const ::onnx::GraphProto& before, ::onnx::GraphProto& after) {
+  std::map<std::string, const ::onnx::TypeProto*> types;
+  for (const auto* list : {&before.input(), &before.output(), &before.value_info()}) {
+    for (const auto& v : *list) types[v.name()] = &v.type();
+  }
+  for (auto* list : {after.mutable_input(), after.mutable_output(), after.mutable_value_info()}) {
+    for (auto& v : *list) {
+      auto it = types.find(v.name());
+      if (it != types.end() && v.type().value_case() == ::onnx::TypeProto::VALUE_NOT_SET) {
+        *v.mutable_type() = *it->second;
+      }
+    }
+  }
+}
+
 // Runs one libonnx stage, turning its exceptions into ember::Error naming the file and stage.
 template <class F>
 void stage(const std::string& name, const std::string& what, F&& f) {
@@ -112,7 +131,12 @@ void load_external_data(::onnx::ModelProto& model, const std::string& base_dir) 
   int opset = default_opset(model);
   if (options.convert_opset && opset > 0 && opset < kTargetOpset) {
     stage(name, "opset conversion " + std::to_string(opset) + " -> " + std::to_string(kTargetOpset),
-          [&] { model = ::onnx::version_conversion::ConvertVersion(model, kTargetOpset); });
+          [&] {
+            ::onnx::ModelProto converted =
+                ::onnx::version_conversion::ConvertVersion(model, kTargetOpset);
+            restore_types(model.graph(), *converted.mutable_graph());
+            model = std::move(converted);
+          });
   }
   if (options.infer_shapes) {
     stage(name, "shape inference", [&] { ::onnx::shape_inference::InferShapes(model); });

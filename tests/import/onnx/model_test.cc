@@ -208,6 +208,29 @@ TEST(OnnxModel, RunTimeErrorsNameTheNode) {
   }
 }
 
+// An older opset is converted to 17 by ONNX's converter, which drops non-tensor types: the
+// reader puts them back.
+TEST(OnnxReader, OpsetConversionKeepsSequenceTypes) {
+  ::onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(16);
+  auto* g = m.mutable_graph();
+  g->set_name("seq");
+  for (auto* io : {g->add_input(), g->add_output()}) {
+    io->set_name(io == &g->input(0) ? "x" : "y");
+    io->mutable_type()
+        ->mutable_sequence_type()
+        ->mutable_elem_type()
+        ->mutable_tensor_type()
+        ->set_elem_type(::onnx::TensorProto::FLOAT);
+  }
+  add_node(g, "Identity", "id", {"x"}, {"y"});
+  ::onnx::ModelProto read = read_model_bytes(m.SerializeAsString(), ".", "seq.onnx");
+  EXPECT_EQ(default_opset(read), 17);
+  EXPECT_TRUE(read.graph().input(0).type().has_sequence_type());
+  EXPECT_TRUE(read.graph().output(0).type().has_sequence_type());
+}
+
 TEST(OnnxReader, NamesAnUnreadableFile) {
   fs::path dir = fs::temp_directory_path() / "ember_onnx_reader_test";
   fs::create_directories(dir);
