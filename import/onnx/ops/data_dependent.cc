@@ -1,5 +1,6 @@
-// Ops whose output sizes depend on the input values, computed on the host from the inputs' contents
-// (reading a device tensor runs the work pending behind it): Unique and NonMaxSuppression. Their
+// Ops whose outputs depend on the input values in ways no tensor op expresses, computed on the
+// host from the inputs' contents (reading a device tensor runs the work pending behind it):
+// Unique, NonMaxSuppression, TfIdfVectorizer (n-gram counts). Their
 // index outputs are host values; Unique's values are a select of the input, so the tape sees them.
 #include <algorithm>
 #include <map>
@@ -129,11 +130,79 @@ Outputs non_max_suppression(NodeContext& c) {
   return {Value::known(TensorData(out, Shape{n, 3}))};
 }
 
+// The n-grams of the pool (integers): each tuple's position among the pool's n-grams.
+std::map<std::vector<int64_t>, int64_t> ngram_pool(NodeContext& c) {
+  std::vector<int64_t> pool = c.attr_ints("pool_int64s"), starts = c.attr_ints("ngram_counts");
+  std::map<std::vector<int64_t>, int64_t> grams;
+  int64_t index = 0;
+  for (size_t k = 0; k < starts.size(); ++k) {
+    int64_t n = static_cast<int64_t>(k) + 1;
+    int64_t end = k + 1 < starts.size() ? starts[k + 1] : static_cast<int64_t>(pool.size());
+    for (int64_t at = starts[k]; at + n <= end; at += n) {
+      grams[std::vector<int64_t>(pool.begin() + at, pool.begin() + at + n)] = index++;
+    }
+  }
+  return grams;
+}
+
+// Term frequencies of the pool's n-grams (min..max items, up to max_skip_count items skipped
+// between them) in each row, weighted as the mode asks.
+Outputs tfidf(NodeContext& c) {
+  const TensorData& x = c.input(0).data();
+  std::vector<int64_t> v = x.to_vec<int64_t>(), dims = c.input(0).dims();
+  int64_t rows = dims.size() == 2 ? dims[0] : 1, len = dims.back();
+  std::vector<int64_t> out_index = c.attr_ints("ngram_indexes");
+  int64_t width = *std::max_element(out_index.begin(), out_index.end()) + 1;
+  auto grams = ngram_pool(c);
+  int64_t min_n = c.attr_int("min_gram_length", 1), max_n = c.attr_int("max_gram_length", 1);
+  int64_t max_skip = c.attr_int("max_skip_count", 0);
+  std::vector<double> counts(rows * width, 0);
+  for (int64_t r = 0; r < rows; ++r) {
+    const int64_t* row = &v[r * len];
+    for (int64_t n = min_n; n <= max_n; ++n) {
+      for (int64_t skip = 0; skip <= (n == 1 ? 0 : max_skip); ++skip) {
+        for (int64_t i = 0; i + (n - 1) * (skip + 1) < len; ++i) {
+          std::vector<int64_t> gram;
+          for (int64_t j = 0; j < n; ++j) gram.push_back(row[i + j * (skip + 1)]);
+          auto it = grams.find(gram);
+          if (it != grams.end()) counts[r * width + out_index[it->second]] += 1;
+        }
+      }
+    }
+  }
+  std::string mode = c.attr_string("mode", "TF");
+  std::vector<float> weights = c.attr_floats("weights");
+  for (int64_t r = 0; r < rows; ++r) {
+    for (size_t j = 0; j < out_index.size(); ++j) {
+      double& cnt = counts[r * width + out_index[j]];
+      double w = weights.empty() ? 1.0 : weights[j];
+      if (mode == "IDF") cnt = cnt > 0 ? w : 0;
+      if (mode == "TFIDF") cnt *= w;
+    }
+  }
+  std::vector<int64_t> out_dims =
+      dims.size() == 2 ? std::vector<int64_t>{rows, width} : std::vector<int64_t>{width};
+  std::vector<float> f(counts.begin(), counts.end());
+  return {Value::known(TensorData(f, Shape(out_dims)))};
+}
+
+std::string check_tfidf(const ::onnx::NodeProto& n, int) {
+  for (const auto& a : n.attribute()) {
+    if (a.name() == "pool_strings") return "string pools not supported";
+  }
+  return "";
+}
+
 }  // namespace
 
 void register_data_dependent(Registry& r) {
   r.add("Unique", {unique, {"axis", "sorted"}});
   r.add("NonMaxSuppression", {non_max_suppression, {"center_point_box"}});
+  r.add("TfIdfVectorizer",
+        {tfidf,
+         {"max_gram_length", "max_skip_count", "min_gram_length", "mode", "ngram_counts",
+          "ngram_indexes", "pool_int64s", "pool_strings", "weights"},
+         check_tfidf});
 }
 
 }  // namespace ember::onnx_import
