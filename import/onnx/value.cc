@@ -18,6 +18,7 @@ Value Value::known(TensorData data) {
   Value v;
   v.rank_ = data.shape().rank();
   v.host_ = std::make_shared<const TensorData>(std::move(data));
+  v.known_ = true;
   v.upload_ = std::make_shared<Upload>();
   return v;
 }

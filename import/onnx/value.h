@@ -36,7 +36,8 @@ class Value {
   const std::vector<Value>& items() const;
 
   bool defined() const { return t_.defined() || host_ != nullptr || !is_tensor(); }
-  bool is_known() const { return host_ != nullptr; }
+  // Known on the host from the start (a constant, a shape): not a device tensor that was read.
+  bool is_known() const { return known_; }
   int rank() const { return rank_; }
   DType dtype() const;
   // The ONNX shape.
@@ -60,6 +61,7 @@ class Value {
   mutable std::shared_ptr<const TensorData> host_;
   std::shared_ptr<Upload> upload_;
   int rank_ = 0;
+  bool known_ = false;
   Kind kind_ = Kind::Tensor;
   std::shared_ptr<const std::vector<Value>> items_;
   DType elem_ = DType::F32;  // a sequence's element type
