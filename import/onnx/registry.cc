@@ -29,6 +29,7 @@ const Registry& Registry::instance() {
     register_data_dependent(reg);
     register_training(reg);
     register_spectral(reg);
+    register_roi_align(reg);
     return reg;
   }();
   return r;

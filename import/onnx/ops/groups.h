@@ -24,5 +24,6 @@ void register_sequence(Registry& r);
 void register_data_dependent(Registry& r);
 void register_training(Registry& r);
 void register_spectral(Registry& r);
+void register_roi_align(Registry& r);
 
 }  // namespace ember::onnx_import
