@@ -11,7 +11,8 @@ and onnx are needed only here, never by the library or CI):
                          and sequence
 
 Each comes with <name>_input_0.pb and <name>_output_0.pb (TensorProtos): a random input and
-PyTorch's output for it, in eval mode. Weights are random (seeded), not trained.
+PyTorch's output for it, in eval mode, and <name>_grad_<param>.pb: the gradient of the output's
+sum for a few parameters. Weights are random (seeded), not trained.
 
 Usage: scripts/make_onnx_fixtures.py [out_dir] [--full-resnet18 PATH]
 (--full-resnet18 also writes the standard-width ResNet-18, 46 MB, for benchmarks; not committed.)
@@ -70,14 +71,21 @@ def randomize_batchnorm(model):
             m.bias.data.copy_(torch.randn(m.num_features, generator=g) * 0.1)
 
 
-def export(model, x, path, names, dynamic_axes):
+def export(model, x, path, names, dynamic_axes, grads=()):
     model.eval()
+    # Gradients of sum(output) for the named parameters (eval mode, as the import runs).
+    model.zero_grad()
+    model(x).sum().backward()
+    params = dict(model.named_parameters())
+    stem = path.with_suffix("")
+    for name in grads:
+        proto = numpy_helper.from_array(params[name].grad.numpy(), name)
+        pathlib.Path(f"{stem}_grad_{name}.pb").write_bytes(proto.SerializeToString())
     with torch.no_grad():
         y = model(x)
         torch.onnx.export(model, (x,), str(path), input_names=names[:1], output_names=names[1:],
                           dynamic_axes=dynamic_axes, opset_version=17, dynamo=False)
     onnx.checker.check_model(onnx.load(str(path)))
-    stem = path.with_suffix("")
     for kind, t in (("input", x), ("output", y)):
         proto = numpy_helper.from_array(t.numpy(), f"{kind}_0")
         (pathlib.Path(f"{stem}_{kind}_0.pb")).write_bytes(proto.SerializeToString())
@@ -95,7 +103,7 @@ def main():
     randomize_batchnorm(resnet)
     x = torch.randn(2, 3, 64, 64)
     export(resnet, x, out / "resnet18_quarter.onnx", ["image", "logits"],
-           {"image": {0: "batch"}, "logits": {0: "batch"}})
+           {"image": {0: "batch"}, "logits": {0: "batch"}}, grads=("fc.weight", "fc.bias"))
     torch.manual_seed(0)
     tokens = torch.randint(0, 50, (2, 7))
     transformer = SmallTransformer()
@@ -105,7 +113,8 @@ def main():
         for p in transformer.encoder.layers[1].parameters():
             p.add_(torch.randn_like(p) * 0.05)
     export(transformer, tokens, out / "transformer.onnx", ["tokens", "logits"],
-           {"tokens": {0: "batch", 1: "sequence"}, "logits": {0: "batch", 1: "sequence"}})
+           {"tokens": {0: "batch", 1: "sequence"}, "logits": {0: "batch", 1: "sequence"}},
+           grads=("embed.weight", "head.bias"))
     if "--full-resnet18" in sys.argv:
         from torchvision.models import resnet18
         path = pathlib.Path(sys.argv[sys.argv.index("--full-resnet18") + 1])

@@ -1,11 +1,12 @@
 // Models exported by PyTorch (scripts/make_onnx_fixtures.py; committed under fixtures/): a
 // ResNet-18-layout CNN and a small transformer encoder give PyTorch's outputs within 1e-4, at
-// other batch sizes too (symbolic dims bound at run time), and their parameters get gradients.
+// other batch sizes too (symbolic dims bound at run time), and PyTorch's gradients.
 // EMBER_ONNX_TEST_DEVICE (cpu-ref, vulkan:0, cuda:0) runs them on another device.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -64,7 +65,8 @@ TEST_P(PyTorchModels, MatchPyTorchAtEveryBatchSize) {
   expect_close(m.run({first_rows(x, 1)})[0], first_rows(want, 1));
 }
 
-TEST_P(PyTorchModels, EveryParameterGetsAGradient) {
+// Every parameter gets a finite gradient, and those PyTorch's were saved for match them.
+TEST_P(PyTorchModels, GradientsMatchPyTorch) {
   ImportOptions options;
   options.device = test_device();
   Model m = Model::load(fixture(GetParam() + ".onnx"), options);
@@ -72,14 +74,20 @@ TEST_P(PyTorchModels, EveryParameterGetsAGradient) {
   TensorData x = read_pb(fixture(GetParam() + "_input_0.pb"));
   RawTensor in = detail::raw_from_data(x, options.device);
   Gradients grads = backward(m.forward({in})[0]);
-  int with_grad = 0;
+  int with_grad = 0, compared = 0;
   for (const auto& e : m.weights().entries) {
     auto g = grads.get(Weights::value(e.param));
     if (!g) continue;
     ++with_grad;
     for (double v : g->to_data().to_vec<double>()) ASSERT_TRUE(std::isfinite(v)) << e.name;
+    std::string torch_grad = fixture(GetParam() + "_grad_" + e.name + ".pb");
+    if (!std::filesystem::exists(torch_grad)) continue;
+    SCOPED_TRACE(e.name);
+    expect_close(g->to_data(), read_pb(torch_grad));
+    ++compared;
   }
   EXPECT_EQ(with_grad, static_cast<int>(m.weights().entries.size()));
+  EXPECT_EQ(compared, 2);
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, PyTorchModels,
