@@ -55,6 +55,15 @@ Outputs scatter_elements(NodeContext& c) {
   return same_rank(c, where(bin(BinaryFn::Gt, hit, 0.0), placed, x));
 }
 
+std::string check_scatter_nd(const ::onnx::NodeProto& n, int) {
+  for (const auto& a : n.attribute()) {
+    if (a.name() == "reduction" && a.s() != "none" && a.s() != "add" && a.s() != "mul") {
+      return "reduction '" + a.s() + "' not supported";
+    }
+  }
+  return "";
+}
+
 std::string check_scatter(const ::onnx::NodeProto& n, int) {
   for (const auto& a : n.attribute()) {
     if (a.name() == "reduction" && a.s() != "none" && a.s() != "add") {
@@ -213,6 +222,20 @@ Outputs gather_nd(NodeContext& c) {
   return {Value::tensor(ops::reshape(rows, out), out_rank)};
 }
 
+// Rows [P, ..] of x times every update row [M, ..] that hits them (`flat` [M] gives each
+// update's row), through a [P, M] mask of hits: duplicates multiply in, as reduction 'mul' says.
+RawTensor scatter_mul_rows(const RawTensor& x, const RawTensor& flat, const RawTensor& upd) {
+  int64_t p = x.shape()[0], m = flat.shape()[0];
+  std::vector<int64_t> pv(x.rank() + 1, 1), mv(x.rank() + 1, 1);
+  pv[0] = p;
+  mv[1] = m;
+  RawTensor rows = ops::reshape(ops::arange(0, p, 1, DType::I64, x.device()), pv);
+  RawTensor hits = bin(BinaryFn::Eq, rows, ops::reshape(flat, mv));  // [P, M, 1, ..]
+  RawTensor u = ops::unsqueeze_dim(upd, 0);                          // [1, M, ..]
+  RawTensor factors = where(hits, u, scalar_like(u, 1));
+  return bin(BinaryFn::Mul, x, ops::squeeze(ops::reduce_dim(ir::ReduceFn::Prod, factors, 1), 1));
+}
+
 Outputs scatter_nd(NodeContext& c) {
   std::vector<int64_t> dims = c.input(0).dims(), idims = c.input(1).dims();
   int64_t k = idims.back();
@@ -225,8 +248,11 @@ Outputs scatter_nd(NodeContext& c) {
   RawTensor upd = ops::reshape(c.tensor(2), uview);
   RawTensor flat = ops::reshape(lin, {m});
   RawTensor y;
-  if (c.attr_string("reduction", "none") == "add") {
+  std::string reduction = c.attr_string("reduction", "none");
+  if (reduction == "add") {
     y = ops::select_assign(x, 0, flat, upd);
+  } else if (reduction == "mul") {
+    y = scatter_mul_rows(x, flat, upd);
   } else {
     // Assignment: the rows an index hits take the update (ONNX leaves duplicates undefined).
     RawTensor hit = ops::select_assign(ops::zeros(Shape{view[0], 1}, DType::I32, x.device()), 0,
@@ -287,7 +313,7 @@ void register_index(Registry& r) {
   r.add("Scatter", {scatter_elements, {"axis"}});
   r.add("OneHot", {one_hot, {"axis"}});
   r.add("GatherND", {gather_nd, {"batch_dims"}});
-  r.add("ScatterND", {scatter_nd, {"reduction"}, check_scatter});
+  r.add("ScatterND", {scatter_nd, {"reduction"}, check_scatter_nd});
   r.add("Compress", {compress, {"axis"}});
   r.add("ReverseSequence", {reverse_sequence, {"batch_axis", "time_axis"}});
   r.add("Shape", {shape, {"start", "end"}});
