@@ -1,7 +1,7 @@
 // ResNet-18 inference from its ONNX file (scripts/make_onnx_fixtures.py --full-resnet18 PATH
-// writes one; EMBER_ONNX_BENCH_MODEL names it): the import on EMBER_DEVICE at batch 1 and 32,
-// each iteration a forward pass whose output is read back. bench/onnx_reference.py times
-// ONNX Runtime and PyTorch on the same file and sizes.
+// writes one; EMBER_ONNX_BENCH_MODEL names it): the import on EMBER_DEVICE at batch 1 and 32, in
+// f32 and bf16, each iteration a forward pass whose output is read back. bench/onnx_reference.py
+// times ONNX Runtime and PyTorch on the same file and sizes.
 #include <benchmark/benchmark.h>
 
 #include <cstdlib>
@@ -16,27 +16,32 @@ namespace {
 namespace ox = ember::onnx_import;
 using namespace ember;
 
-const ox::Model* model() {
-  static std::unique_ptr<ox::Model> m = []() -> std::unique_ptr<ox::Model> {
-    const char* path = std::getenv("EMBER_ONNX_BENCH_MODEL");
-    if (!path || !*path) return nullptr;
+// The model imported in f32 or bf16 (ImportOptions::float_dtype), once each.
+const ox::Model* model(DType dtype) {
+  static std::map<DType, std::unique_ptr<ox::Model>> models;
+  const char* path = std::getenv("EMBER_ONNX_BENCH_MODEL");
+  if (!path || !*path) return nullptr;
+  auto& m = models[dtype];
+  if (!m) {
     ox::ImportOptions options;
     options.device = bench::bench_device();
     options.trainable = false;  // inference: no tape
-    return std::make_unique<ox::Model>(ox::Model::load(path, options));
-  }();
+    if (dtype != DType::F32) options.float_dtype = dtype;
+    m = std::make_unique<ox::Model>(ox::Model::load(path, options));
+  }
   return m.get();
 }
 
 void BM_onnx_resnet18(benchmark::State& state) {
-  const ox::Model* m = model();
+  DType dtype = state.range(1) ? DType::BF16 : DType::F32;
+  const ox::Model* m = model(dtype);
   if (!m) {
     state.SkipWithError("set EMBER_ONNX_BENCH_MODEL to a ResNet-18 ONNX file");
     return;
   }
   int64_t batch = state.range(0);
   Device dev = m->device();
-  auto x = Tensor<4>::random({batch, 3, 224, 224}, Distribution::normal(0, 1), dev);
+  auto x = Tensor<4>::random({batch, 3, 224, 224}, Distribution::normal(0, 1), dev).cast(dtype);
   auto step = [&] {
     std::vector<RawTensor> y = m->forward({x.raw()});
     benchmark::DoNotOptimize(y[0].to_data());
@@ -47,9 +52,8 @@ void BM_onnx_resnet18(benchmark::State& state) {
       benchmark::Counter(static_cast<double>(batch), benchmark::Counter::kIsIterationInvariantRate);
 }
 BENCHMARK(BM_onnx_resnet18)
-    ->ArgName("batch")
-    ->Arg(1)
-    ->Arg(32)
+    ->ArgNames({"batch", "bf16"})
+    ->ArgsProduct({{1, 32}, {0, 1}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 

@@ -60,6 +60,7 @@ Model Model::from_proto(const ::onnx::ModelProto& proto, const std::string& name
                         const ImportOptions& options) {
   Model m;
   m.device_ = options.device;
+  m.float_dtype_ = options.float_dtype;
   m.opset_ = default_opset(proto);
   m.graph_ = std::make_shared<const ::onnx::GraphProto>(proto.graph());
   const auto& g = *m.graph_;
@@ -68,6 +69,7 @@ Model Model::from_proto(const ::onnx::ModelProto& proto, const std::string& name
   for (const auto& t : g.initializer()) {
     init_names.insert(t.name());
     TensorData d = to_data(t);
+    if (options.float_dtype && is_float(d.dtype())) d = d.convert(*options.float_dtype);
     if (is_float(d.dtype()) && d.shape().rank() <= kMaxParamRank && d.num_elements() > 0) {
       m.weights_.entries.push_back(
           {t.name(), Weights::make_param(d, m.device_, options.trainable), d.shape().rank()});
@@ -153,7 +155,9 @@ void Model::fold_constants() {
   for (const auto& o : outputs_) used.insert(o.name);
   constants_.clear();
   for (auto& [k, v] : env) {
-    if (used.count(k)) constants_.insert_or_assign(k, v);
+    if (!used.count(k)) continue;
+    bool convert = float_dtype_ && v.is_tensor() && is_float(v.dtype());
+    constants_.insert_or_assign(k, convert ? Value::known(v.data().convert(*float_dtype_)) : v);
   }
   nodes_ = std::move(kept);
 }
@@ -170,7 +174,9 @@ std::vector<Value> Model::bind_inputs(const std::vector<Value>& given) const {
     std::string where = "onnx: input '" + io.name + "' (" + io.to_string() + ")";
     if (io.kind != v.kind()) throw Error(where + ": got a value of another kind");
     if (io.kind != Value::Kind::Tensor) continue;
-    if (io.onnx_type && to_dtype(io.onnx_type) != v.dtype()) {
+    std::optional<DType> want = to_dtype(io.onnx_type);
+    if (want && is_float(*want) && float_dtype_) want = float_dtype_;
+    if (io.onnx_type && want != v.dtype()) {
       throw Error(where + ": got a " + dtype_name(v.dtype()) + " tensor");
     }
     if (!io.has_shape) continue;
@@ -226,7 +232,9 @@ std::vector<RawTensor> Model::forward(const std::vector<RawTensor>& inputs) cons
 std::vector<TensorData> Model::run(const std::vector<TensorData>& inputs) const {
   std::vector<Value> in;
   for (const auto& d : inputs) {
-    in.push_back(Value::tensor(detail::raw_from_data(at_least_1d(d), device_), d.shape().rank()));
+    // Float inputs in the dtype the model runs in.
+    TensorData x = float_dtype_ && is_float(d.dtype()) ? d.convert(*float_dtype_) : d;
+    in.push_back(Value::tensor(detail::raw_from_data(at_least_1d(x), device_), d.shape().rank()));
   }
   std::vector<TensorData> out;
   for (const auto& v : evaluate(in)) out.push_back(v.data());

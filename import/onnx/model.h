@@ -22,6 +22,10 @@ struct ImportOptions {
   ReadOptions read;
   // Float initializers become trainable Params (false: frozen ones).
   bool trainable = true;
+  // Runs the model in this float dtype (bf16, f16): float initializers and constants are
+  // converted at import, and inputs declared FLOAT are given in it. Nodes that make float
+  // tensors of a fixed type (Cast to FLOAT, ConstantOfShape's default) still make f32 ones.
+  std::optional<DType> float_dtype;
 };
 
 // A graph input or output as the file declares it.
@@ -48,7 +52,8 @@ class Model {
   // outputs in the order of outputs() (rank-0 outputs as shape [1]). Lazy: nothing runs until
   // an output is read.
   std::vector<RawTensor> forward(const std::vector<RawTensor>& inputs) const;
-  // The same on host data, with outputs in their exact ONNX shapes (rank 0 included).
+  // The same on host data (float inputs converted to ImportOptions::float_dtype when set), with
+  // outputs in their exact ONNX shapes (rank 0 included).
   std::vector<TensorData> run(const std::vector<TensorData>& inputs) const;
   // The same on values: what sequence and optional inputs and outputs need.
   std::vector<Value> run_values(const std::vector<Value>& inputs) const { return evaluate(inputs); }
@@ -79,6 +84,7 @@ class Model {
   std::map<std::string, Value> constants_;
   Weights weights_;
   Device device_;
+  std::optional<DType> float_dtype_;
   int opset_ = 0;
   int folded_ = 0;
 };

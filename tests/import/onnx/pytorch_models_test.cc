@@ -65,6 +65,18 @@ TEST_P(PyTorchModels, MatchPyTorchAtEveryBatchSize) {
   expect_close(m.run({first_rows(x, 1)})[0], first_rows(want, 1));
 }
 
+// The CNN run in bfloat16 (parameters, constants, activations) stays near PyTorch's f32 outputs.
+TEST(PyTorchModelsBf16, ResNetMatchesPyTorchLoosely) {
+  ImportOptions options;
+  options.device = test_device();
+  options.float_dtype = DType::BF16;
+  Model m = Model::load(fixture("resnet18_quarter.onnx"), options);
+  ASSERT_FALSE(m.weights().entries.empty());
+  TensorData got = m.run({read_pb(fixture("resnet18_quarter_input_0.pb"))})[0];
+  EXPECT_EQ(got.dtype(), DType::BF16);
+  expect_close(got.convert(DType::F32), read_pb(fixture("resnet18_quarter_output_0.pb")), 5e-2);
+}
+
 // Every parameter gets a finite gradient, and those PyTorch's were saved for match them.
 TEST_P(PyTorchModels, GradientsMatchPyTorch) {
   ImportOptions options;
