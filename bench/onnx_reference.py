@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """ResNet-18 inference on the CPU from the same ONNX file as bench/onnx_bench.cc: ONNX Runtime
 (CPU provider) on the file, and PyTorch (eager, eval, no_grad) on torchvision's resnet18 of the
-same architecture. Prints the median milliseconds per batch at batch 1 and 32, f32.
+same architecture. Prints the median milliseconds per batch at batch 1 and 32, in f32, and in
+bf16 for PyTorch only.
 
 Usage: bench/onnx_reference.py RESNET18.onnx [repeats]
 (onnxruntime, torch and torchvision are needed only here.)
@@ -40,7 +41,12 @@ def main():
         xt = torch.from_numpy(x)
         with torch.no_grad():
             torch_ms = median_ms(lambda: net(xt), repeats)
-        print(f"batch {batch}: onnxruntime {ort_ms:.1f} ms, torch eager {torch_ms:.1f} ms")
+        net16, x16 = net.to(torch.bfloat16), xt.to(torch.bfloat16)
+        with torch.no_grad():
+            torch16_ms = median_ms(lambda: net16(x16), repeats)
+        net.float()
+        print(f"batch {batch}: onnxruntime {ort_ms:.1f} ms, torch eager {torch_ms:.1f} ms, "
+              f"torch eager bf16 {torch16_ms:.1f} ms")
 
 
 if __name__ == "__main__":
