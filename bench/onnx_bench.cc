@@ -57,6 +57,29 @@ BENCHMARK(BM_onnx_resnet18)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
+// The small transformer fixture (tests/import/onnx/fixtures): 204 nodes, a third of them shape
+// arithmetic that runs on the host each forward, so at small sizes this measures the import's
+// per-run overhead more than the kernels.
+void BM_onnx_small_transformer(benchmark::State& state) {
+  ox::ImportOptions options;
+  options.device = bench::bench_device();
+  options.trainable = false;
+  static const ox::Model m = ox::Model::load(EMBER_ONNX_FIXTURES "/transformer.onnx", options);
+  int64_t batch = state.range(0), seq = state.range(1);
+  std::vector<int64_t> tokens(batch * seq);
+  for (size_t i = 0; i < tokens.size(); ++i) tokens[i] = static_cast<int64_t>(i % 50);
+  RawTensor x = detail::raw_from_data(TensorData(tokens, Shape{batch, seq}), m.device());
+  auto step = [&] { benchmark::DoNotOptimize(m.forward({x})[0].to_data()); };
+  step();
+  for (auto _ : state) step();
+}
+BENCHMARK(BM_onnx_small_transformer)
+    ->ArgNames({"batch", "seq"})
+    ->Args({1, 16})
+    ->Args({8, 128})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
 }  // namespace
 
 BENCHMARK_MAIN();

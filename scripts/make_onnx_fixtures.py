@@ -6,12 +6,12 @@ and onnx are needed only here, never by the library or CI):
                          conv-BN-ReLU stem, max pool, 4 stages, global average pool, linear head)
                          at a quarter of the channels (16/32/64/128), so the file stays small;
                          dynamic batch
-  transformer.onnx       a small transformer encoder (embedding, 2 nn.TransformerEncoderLayers,
-                         d_model 32, 4 heads, GELU feed-forward, a classifier head); dynamic batch
-                         and sequence
+  transformer.onnx       a small transformer encoder (embedding, 2 pre-norm blocks of 4-head
+                         self-attention and a GELU feed-forward, d_model 32, a classifier head);
+                         dynamic batch and sequence
 
-Each comes with <name>_input_0.pb and <name>_output_0.pb (TensorProtos): a random input and
-PyTorch's output for it, in eval mode, and <name>_grad_<param>.pb: the gradient of the output's
+Each comes with <name>_input_<i>.pb and <name>_output_<i>.pb (TensorProtos): random inputs (the
+second of other dynamic sizes) and PyTorch's outputs for them, in eval mode, and <name>_grad_<param>.pb: the gradient of the output's
 sum for a few parameters. Weights are random (seeded), not trained.
 
 Usage: scripts/make_onnx_fixtures.py [out_dir] [--full-resnet18 PATH]
@@ -45,19 +45,38 @@ class QuarterResNet18(ResNet):
         self.fc = nn.Linear(128, num_classes)
 
 
+class Block(nn.Module):
+    """A pre-norm transformer encoder block. Its attention reshapes with sizes read from the
+    input (x.shape), so the export keeps batch and sequence dynamic (nn.MultiheadAttention's
+    export bakes the traced sequence length into a Reshape)."""
+
+    def __init__(self, d_model, heads, ff):
+        super().__init__()
+        self.heads = heads
+        self.norm1, self.norm2 = nn.LayerNorm(d_model), nn.LayerNorm(d_model)
+        self.qkv, self.proj = nn.Linear(d_model, 3 * d_model), nn.Linear(d_model, d_model)
+        self.ff = nn.Sequential(nn.Linear(d_model, ff), nn.GELU(), nn.Dropout(0.1),
+                                nn.Linear(ff, d_model))
+
+    def forward(self, x):
+        b, s, d = x.shape
+        q, k, v = self.qkv(self.norm1(x)).chunk(3, dim=-1)
+        split = lambda t: t.reshape(b, s, self.heads, d // self.heads).transpose(1, 2)
+        att = torch.softmax(split(q) @ split(k).transpose(-1, -2) / (d // self.heads) ** 0.5, -1)
+        x = x + self.proj((att @ split(v)).transpose(1, 2).reshape(b, s, d))
+        return x + self.ff(self.norm2(x))
+
+
 class SmallTransformer(nn.Module):
     def __init__(self, vocab=50, d_model=32, heads=4, layers=2, classes=5):
         super().__init__()
         self.embed = nn.Embedding(vocab, d_model)
-        layer = nn.TransformerEncoderLayer(d_model, heads, dim_feedforward=64, dropout=0.1,
-                                           activation="gelu", batch_first=True)
-        self.encoder = nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
+        self.blocks = nn.Sequential(*[Block(d_model, heads, 64) for _ in range(layers)])
         self.norm = nn.LayerNorm(d_model)
         self.head = nn.Linear(d_model, classes)
 
     def forward(self, tokens):
-        h = self.encoder(self.embed(tokens))
-        return self.head(self.norm(h))
+        return self.head(self.norm(self.blocks(self.embed(tokens))))
 
 
 def randomize_batchnorm(model):
@@ -71,7 +90,9 @@ def randomize_batchnorm(model):
             m.bias.data.copy_(torch.randn(m.num_features, generator=g) * 0.1)
 
 
-def export(model, x, path, names, dynamic_axes, grads=()):
+def export(model, x, path, names, dynamic_axes, grads=(), other=None):
+    """Exports `model` on input `x` with PyTorch's outputs (and `other`, an input of other
+    dynamic sizes, as the second pair) and the gradients of the `grads` parameters."""
     model.eval()
     # Gradients of sum(output) for the named parameters (eval mode, as the import runs).
     model.zero_grad()
@@ -85,10 +106,12 @@ def export(model, x, path, names, dynamic_axes, grads=()):
         y = model(x)
         torch.onnx.export(model, (x,), str(path), input_names=names[:1], output_names=names[1:],
                           dynamic_axes=dynamic_axes, opset_version=17, dynamo=False)
+        pairs = [(x, y)] + ([(other, model(other))] if other is not None else [])
     onnx.checker.check_model(onnx.load(str(path)))
-    for kind, t in (("input", x), ("output", y)):
-        proto = numpy_helper.from_array(t.numpy(), f"{kind}_0")
-        (pathlib.Path(f"{stem}_{kind}_0.pb")).write_bytes(proto.SerializeToString())
+    for i, pair in enumerate(pairs):
+        for kind, t in zip(("input", "output"), pair):
+            proto = numpy_helper.from_array(t.numpy(), f"{kind}_{i}")
+            pathlib.Path(f"{stem}_{kind}_{i}.pb").write_bytes(proto.SerializeToString())
     print(f"wrote {path} ({path.stat().st_size} bytes), output {tuple(y.shape)}")
 
 
@@ -96,25 +119,19 @@ def main():
     out = pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 and not sys.argv[1].startswith("--") \
         else ROOT / "tests/import/onnx/fixtures"
     out.mkdir(parents=True, exist_ok=True)
-    # The fused fast path of nn.TransformerEncoderLayer has no ONNX export: the composed ops do.
-    torch.backends.mha.set_fastpath_enabled(False)
     torch.manual_seed(0)
     resnet = QuarterResNet18()
     randomize_batchnorm(resnet)
     x = torch.randn(2, 3, 64, 64)
     export(resnet, x, out / "resnet18_quarter.onnx", ["image", "logits"],
-           {"image": {0: "batch"}, "logits": {0: "batch"}}, grads=("fc.weight", "fc.bias"))
+           {"image": {0: "batch"}, "logits": {0: "batch"}}, grads=("fc.weight", "fc.bias"),
+           other=torch.randn(3, 3, 64, 64))
     torch.manual_seed(0)
     tokens = torch.randint(0, 50, (2, 7))
     transformer = SmallTransformer()
-    # nn.TransformerEncoder deep-copies one layer: each layer gets its own values (the exporter
-    # would otherwise share the identical initializers).
-    with torch.no_grad():
-        for p in transformer.encoder.layers[1].parameters():
-            p.add_(torch.randn_like(p) * 0.05)
     export(transformer, tokens, out / "transformer.onnx", ["tokens", "logits"],
            {"tokens": {0: "batch", 1: "sequence"}, "logits": {0: "batch", 1: "sequence"}},
-           grads=("embed.weight", "head.bias"))
+           grads=("embed.weight", "head.bias"), other=torch.randint(0, 50, (3, 11)))
     if "--full-resnet18" in sys.argv:
         from torchvision.models import resnet18
         path = pathlib.Path(sys.argv[sys.argv.index("--full-resnet18") + 1])
