@@ -1,5 +1,7 @@
 #include "import/onnx/model.h"
 
+#include <algorithm>
+#include <optional>
 #include <set>
 
 #include "frontend/tensor.h"
@@ -136,13 +138,62 @@ void Model::check_supported(const std::string& name) const {
   throw Error(msg);
 }
 
-// Nodes whose inputs are all constants are evaluated once, here, on the host: what remains to
-// run depends on the graph inputs or the parameters.
+namespace {
+
+// The shapes the file declares or shape inference found with every dim fixed, by value name.
+// Fixed dims hold at every run: bind_inputs checks the graph inputs' fixed dims.
+std::map<std::string, std::vector<int64_t>> static_shapes(const ::onnx::GraphProto& g) {
+  std::map<std::string, std::vector<int64_t>> out;
+  for (const auto* list : {&g.input(), &g.value_info(), &g.output()}) {
+    for (const auto& v : *list) {
+      if (!v.type().has_tensor_type() || !v.type().tensor_type().has_shape()) continue;
+      std::vector<int64_t> dims;
+      bool fixed = true;
+      for (const auto& d : v.type().tensor_type().shape().dim()) {
+        fixed = fixed && d.has_dim_value();
+        dims.push_back(d.dim_value());
+      }
+      if (fixed) out[v.name()] = dims;
+    }
+  }
+  return out;
+}
+
+// A Shape or Size node of a value whose shape is static: its result, known at import.
+std::optional<Value> static_shape_node(const ::onnx::NodeProto& n,
+                                       const std::map<std::string, std::vector<int64_t>>& shapes) {
+  if ((n.op_type() != "Shape" && n.op_type() != "Size") || n.input_size() != 1) return std::nullopt;
+  if (!n.domain().empty() && n.domain() != "ai.onnx") return std::nullopt;
+  auto it = shapes.find(n.input(0));
+  if (it == shapes.end()) return std::nullopt;
+  const std::vector<int64_t>& dims = it->second;
+  if (n.op_type() == "Size") {
+    return Value::known(TensorData(std::vector<int64_t>{Shape(dims).numel()}, Shape{}));
+  }
+  int64_t r = static_cast<int64_t>(dims.size()), start = 0, end = r;
+  for (const auto& a : n.attribute()) {
+    if (a.name() == "start") start = a.i();
+    if (a.name() == "end") end = a.i();
+  }
+  start = std::clamp<int64_t>(start < 0 ? start + r : start, 0, r);
+  end = std::clamp<int64_t>(end < 0 ? end + r : end, start, r);
+  return Value::known(TensorData(std::vector<int64_t>(dims.begin() + start, dims.begin() + end)));
+}
+
+}  // namespace
+
+// Nodes whose inputs are all constants, and shapes of values whose shape is static, are
+// evaluated once, here, on the host: what remains to run depends on the graph inputs' values
+// and symbolic dims or on the parameters.
 void Model::fold_constants() {
   std::map<std::string, Value> env = constants_;
   std::vector<const ::onnx::NodeProto*> kept;
+  auto shapes = static_shapes(*graph_);
   for (const auto* n : nodes_) {
-    if (all_known(*n, env)) {
+    if (auto v = static_shape_node(*n, shapes)) {
+      env.insert_or_assign(n->output(0), *v);
+      ++folded_;
+    } else if (all_known(*n, env)) {
       run_node(*n, opset_, env, Device::cpu_reference(), /*host=*/true);
       ++folded_;
     } else {

@@ -167,6 +167,26 @@ TEST(OnnxModel, ShapeComputationsFoldAtImport) {
   EXPECT_EQ(m.op_counts().count("Concat"), 0u);
 }
 
+// With a fixed batch, shape inference makes every shape static: the Shape node and what depends
+// only on it fold at import.
+TEST(OnnxModel, ShapesOfStaticValuesFoldAtImport) {
+  ::onnx::ModelProto p = small_model();
+  auto* dim = p.mutable_graph()
+                  ->mutable_input(0)
+                  ->mutable_type()
+                  ->mutable_tensor_type()
+                  ->mutable_shape()
+                  ->mutable_dim(0);
+  dim->set_dim_value(2);
+  ::onnx::ModelProto read = read_model_bytes(p.SerializeAsString(), ".", "static.onnx");
+  Model m = Model::from_proto(read, "static.onnx", cpu());
+  EXPECT_EQ(m.op_counts().count("Shape"), 0u);
+  EXPECT_EQ(m.folded_nodes(), 1);
+  TensorData y = m.run({TensorData(std::vector<float>{3, 2, 1, 0, 0, 0}, Shape{2, 3})})[0];
+  EXPECT_EQ(y.shape(), (Shape{2, 2}));
+  EXPECT_FLOAT_EQ(y.to_vec<float>()[0], 2.25f);
+}
+
 TEST(OnnxModel, ReportsEveryUnsupportedConstructAtOnce) {
   ::onnx::ModelProto p = small_model();
   auto* g = p.mutable_graph();
