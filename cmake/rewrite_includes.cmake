@@ -6,7 +6,7 @@ set(root "$ENV{DESTDIR}${CMAKE_INSTALL_PREFIX}/include/ember")
 file(GLOB_RECURSE headers "${root}/*.h")
 foreach(header IN LISTS headers)
   file(READ "${header}" text)
-  string(REGEX REPLACE "#include \"(ir|runtime|kernels|autotune|jit|frontend|record|nn|optim|data)/"
+  string(REGEX REPLACE "#include \"(ir|runtime|kernels|autotune|jit|frontend|record|nn|optim|data|import)/"
                        "#include \"ember/\\1/" rewritten "${text}")
   if(NOT rewritten STREQUAL text)
     file(WRITE "${header}" "${rewritten}")

@@ -24,6 +24,9 @@ packages=(
   libncurses-dev gnuplot-nox tmux
   # training example data
   dataset-fashion-mnist
+  # ONNX import: libonnx (parse, check, shape inference, opset conversion) and the backend
+  # node cases its tests run
+  libonnx-dev libprotobuf-dev libonnx-testdata
 )
 
 missing=()

@@ -17,6 +17,10 @@ echo "consumer printed: $out"
 inc="$work/prefix/include"
 echo '#include <ember/ir/graph.h>' | c++ -std=c++20 -fsyntax-only -I"$inc" -x c++ - ||
   { echo "<ember/ir/graph.h> does not compile on its own"; exit 1; }
+# The ONNX importer's headers too (with libonnx's definitions, as its CMake target gives them).
+echo '#include <ember/import/onnx/model.h>' |
+  c++ -std=c++20 -fsyntax-only -DONNX_ML=1 -DONNX_NAMESPACE=onnx -I"$inc" -x c++ - ||
+  { echo "<ember/import/onnx/model.h> does not compile on its own"; exit 1; }
 if echo '#include <ir/graph.h>' | c++ -std=c++20 -fsyntax-only -I"$inc" -x c++ - 2> /dev/null; then
   echo "<ir/graph.h> resolves: layer folders leak into the include path"
   exit 1

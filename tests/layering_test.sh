@@ -18,9 +18,10 @@ declare -A allowed=(
   [optim]="ir frontend record nn optim"
   [data]="ir frontend data"
   [train]="ir frontend record nn optim data train"
-  [tools]="ir runtime autotune kernels jit frontend record nn optim data train tools"
+  [import]="ir frontend record nn import"
+  [tools]="ir runtime autotune kernels jit frontend record nn optim data train import tools"
 )
-layers="ir runtime autotune kernels jit frontend record nn optim data train tools"
+layers="ir runtime autotune kernels jit frontend record nn optim data train import tools"
 status=0
 checked=0
 for layer in "${!allowed[@]}"; do
