@@ -79,6 +79,25 @@ TEST(AutodiffEdgeCases, ConstantRecomputedFromKeptTargets) {
   expect_tensor(w.grad(loss.backward()).value(), Shape{4, 3}, expected);
 }
 
+// The recipe's kept targets are not overwritten in place: a later op of the same flush that
+// could take their buffer (same shape and dtype, the user's handle gone) must leave them to
+// backward.
+TEST(AutodiffEdgeCases, RecipeInputsAreNotReusedInPlace) {
+  auto w = Tensor<2>::from_floats({{1, 2, 3}, {4, 5, 6}}).require_grad();
+  Tensor<1> loss;
+  Tensor<1, Int> shifted;
+  {
+    auto targets = Tensor<1, Int>::from_ints({2, 0});
+    targets.to_data();
+    auto classes = Tensor<1, Int>::arange(0, 3).unsqueeze_dim<2>(0);
+    loss = (w * classes.equal(targets.unsqueeze_dim<2>(1)).float_()).sum();
+    shifted = targets + 1;  // may reuse the targets' buffer if nothing else held it
+  }
+  loss.to_data();
+  EXPECT_EQ(shifted.to_data().to_vec<int64_t>(), (std::vector<int64_t>{3, 1}));
+  expect_tensor(w.grad(loss.backward()).value(), Shape{2, 3}, {0, 0, 1, 1, 0, 0});
+}
+
 // The same with a constant read from a larger materialized tensor (two elements of sixty): the
 // tape keeps the constant's value rather than the larger tensor, and the gradient is the same.
 TEST(AutodiffEdgeCases, ConstantFromALargerTensorIsKept) {
