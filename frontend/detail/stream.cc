@@ -149,24 +149,12 @@ std::vector<RawTensor> Stream::record_graph(const ir::Graph& g,
 
 namespace {
 
+// Sources, elementwise ops and views: what a backward kernel recomputes for the cost of reading
+// their inputs.
 bool remade_cheaply(ir::OpKind op) {
-  switch (op) {
-    case ir::OpKind::Full:
-    case ir::OpKind::Iota:
-    case ir::OpKind::Random:
-    case ir::OpKind::Unary:
-    case ir::OpKind::Binary:
-    case ir::OpKind::Where:
-    case ir::OpKind::Cast:
-    case ir::OpKind::Reshape:
-    case ir::OpKind::Permute:
-    case ir::OpKind::Expand:
-    case ir::OpKind::Slice:
-    case ir::OpKind::Flip:
-      return true;
-    default:
-      return false;
-  }
+  using K = ir::OpKind;
+  return ir::is_elementwise(op) || op == K::Full || op == K::Iota || op == K::Random ||
+         op == K::Reshape || op == K::Permute || op == K::Expand || op == K::Slice || op == K::Flip;
 }
 
 int64_t bytes_of(const TensorType& t) {

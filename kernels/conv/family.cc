@@ -32,17 +32,14 @@ std::vector<int> unflatten(Emitter& e, int flat, const std::vector<int>& dims) {
 //   A[m][k] = x[n, b * Cg + c, o * stride - pad + q * dilation] (0 outside the input),
 //     m = (n, o...) over the batch and output pixels, k = (c, q...) over channels and offsets;
 //   B[k][j] = w[b * Og + j, c, q...];  y[n, b * Og + j, o...] = sum_k A[m][k] B[k][j].
-struct ConvGemm {
-  int64_t groups, M, N, K;
-};
-
-ConvGemm conv_gemm(const ir::Graph& g, ValueId y) {
+// (the problem as the tuner keys it, kernels/conv/tuning.h)
+ConvShape conv_gemm(const ir::Graph& g, ValueId y) {
   const ValueId x = g.node(y).inputs[0], w = g.node(y).inputs[1];
   const Shape &xs = g.type(x).shape, &ws = g.type(w).shape, &ys = g.type(y).shape;
   const int64_t groups = g.node(y).get<ir::ConvAttrs>().groups;
   int64_t out_pixels = 1, taps = 1;
   for (int d = 2; d < xs.rank(); ++d) out_pixels *= ys[d], taps *= ws[d];
-  return {groups, xs[0] * out_pixels, ws[0] / groups, ws[1] * taps};
+  return {groups, xs[0] * out_pixels, ws[0] / groups, ws[1] * taps, g.type(y).dtype};
 }
 
 // Variants: the SIMT GEMM's blocks (RM | RN << 8), or the direct loop.
@@ -52,7 +49,7 @@ constexpr int64_t kDirectBelow = 8;
 
 // The SIMT block for a GEMM: RN covers the output channels of a group (up to 4, a 64-wide tile),
 // RM as large as keeps at least two tiles per multiprocessor of a large GPU (264 tiles).
-Variant conv_block(const ConvGemm& s) {
+Variant conv_block(const ConvShape& s) {
   if (s.N >= 128) {
     const int r = matmul_block(s.M, s.N, s.groups);
     return static_cast<Variant>(r | r << 8);
@@ -70,7 +67,7 @@ void lower_conv(const ir::Graph& g, Emitter& e, const KernelPlan& kp, Variant bl
   const auto& a = g.node(y).get<ir::ConvAttrs>();
   const Shape &xs = g.type(x).shape, &ws = g.type(w).shape, &ys = kp.shape;
   const int r = xs.rank(), sr = r - 2;
-  const ConvGemm shape = conv_gemm(g, y);
+  const ConvShape shape = conv_gemm(g, y);
   const int64_t og = shape.N;
   SimtGemm gemm;
   gemm.batch = shape.groups;
@@ -201,15 +198,15 @@ class ConvFamily final : public AnchoredFamily {
   // The SIMT block: a stored winner, else the heuristic (tuned when autotuning is on), frozen
   // before lowering.
   VariantChoice choose(const VariantContext& c, const KernelPlan& kp) const override {
-    const ConvGemm s = conv_gemm(c.g, kp.anchor);
+    const ConvShape s = conv_gemm(c.g, kp.anchor);
     if (s.N < kDirectBelow) return {kDirect, {}};
-    ConvChoice cc = choose_conv_block(shape_of(c.g, kp, s), block_of(conv_block(s)), c.backend);
+    ConvChoice cc = choose_conv_block(s, block_of(conv_block(s)), c.backend);
     return {variant_of(cc.block), std::move(cc.tune_key)};
   }
   Variant tune(const VariantContext& c, const KernelPlan& kp,
                const std::function<double(Variant)>& time) const override {
-    const ConvGemm s = conv_gemm(c.g, kp.anchor);
-    ConvBlock b = tune_conv_block(shape_of(c.g, kp, s), block_of(conv_block(s)), c.backend,
+    const ConvShape s = conv_gemm(c.g, kp.anchor);
+    ConvBlock b = tune_conv_block(s, block_of(conv_block(s)), c.backend,
                                   [&](ConvBlock cb) { return time(variant_of(cb)); });
     return variant_of(b);
   }
@@ -237,9 +234,6 @@ class ConvFamily final : public AnchoredFamily {
   }
 
  private:
-  static ConvShape shape_of(const ir::Graph& g, const KernelPlan& kp, const ConvGemm& s) {
-    return {s.groups, s.M, s.N, s.K, g.type(kp.anchor).dtype};
-  }
   static ConvBlock block_of(Variant v) {
     return {static_cast<int>(v & 0xff), static_cast<int>(v >> 8 & 0xff)};
   }

@@ -1,6 +1,7 @@
 #include "kernels/row/family.h"
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <set>
 
@@ -188,6 +189,25 @@ void store_row_outputs(const ir::Graph& g, Emitter& e, const KernelPlan& kp, SOp
   if (shared) e.end();
 }
 
+// The current row of a row kernel: its index over the reduced shape (row variable `row`), and
+// the element i of it over the kernel's shape (`row_lane`: for the row cache).
+struct RowIndex {
+  Index row;
+  std::function<Index(int)> element;
+};
+
+RowIndex row_index(Emitter& e, const KernelPlan& kp, const Shape& reduced, int row, bool row_lane) {
+  Index row_idx{reduced, std::vector<int>(reduced.rank(), -1), row};
+  for (int d = 0; d < reduced.rank(); ++d) row_idx.dims[d] = e.dim(row_idx, d);
+  auto element = [&kp, dims = row_idx.dims, row_lane](int i) {
+    Index f{kp.shape, dims, -1};
+    f.dims[kp.axis] = i;
+    f.row_lane = row_lane;
+    return f;
+  };
+  return {row_idx, element};
+}
+
 void lower_row(const ir::Graph& g, Emitter& e, const KernelPlan& kp, KernelGeometry& out) {
   Shape reduced = kp.shape;
   reduced[kp.axis] = 1;
@@ -198,16 +218,9 @@ void lower_row(const ir::Graph& g, Emitter& e, const KernelPlan& kp, KernelGeome
   int rows = e.numel_param(reduced, "rows");
   int len = e.size_param(kp.shape, kp.axis, "row");
   int row = e.begin_for(SOp::ForRows, rows);
-  Index row_idx{reduced, std::vector<int>(reduced.rank(), -1), row};
-  for (int d = 0; d < reduced.rank(); ++d) row_idx.dims[d] = e.dim(row_idx, d);
-  auto full_index = [&](int i) {
-    Index f{kp.shape, row_idx.dims, -1};
-    f.dims[kp.axis] = i;
-    f.row_lane = true;
-    return f;
-  };
-  for (ValueId r : kp.reductions) reduce_row(g, e, r, SOp::ForLanes, len, full_index);
-  store_row_outputs(g, e, kp, SOp::ForLanes, len, row, row_idx, full_index);
+  RowIndex ri = row_index(e, kp, reduced, row, /*row_lane=*/true);
+  for (ValueId r : kp.reductions) reduce_row(g, e, r, SOp::ForLanes, len, ri.element);
+  store_row_outputs(g, e, kp, SOp::ForLanes, len, row, ri.row, ri.element);
   e.end();
   out.work_items = static_cast<uint64_t>(reduced.numel());
   out.per_row = true;
@@ -248,15 +261,9 @@ void lower_thread_rows(const ir::Graph& g, Emitter& e, const KernelPlan& kp, Ker
   int rows = e.numel_param(reduced, "rows");
   int len = e.size_param(kp.shape, kp.axis, "row");
   int row = e.begin_for(SOp::ForGrid, rows);
-  Index row_idx{reduced, std::vector<int>(reduced.rank(), -1), row};
-  for (int d = 0; d < reduced.rank(); ++d) row_idx.dims[d] = e.dim(row_idx, d);
-  auto full_index = [&](int i) {
-    Index f{kp.shape, row_idx.dims, -1};
-    f.dims[kp.axis] = i;
-    return f;
-  };
-  for (ValueId r : per_row.reductions) reduce_row(g, e, r, SOp::ForSeq, len, full_index);
-  store_row_outputs(g, e, per_row, SOp::ForSeq, len, row, row_idx, full_index);
+  RowIndex ri = row_index(e, kp, reduced, row, /*row_lane=*/false);
+  for (ValueId r : per_row.reductions) reduce_row(g, e, r, SOp::ForSeq, len, ri.element);
+  store_row_outputs(g, e, per_row, SOp::ForSeq, len, row, ri.row, ri.element);
   for (const Total& t : totals) {
     ValueId in = g.node(t.r).inputs[0];
     int x = e.cast(e.value(in, Index{g.type(in).shape, {}, row}), t.type);
@@ -344,7 +351,8 @@ class RowFamily final : public Family {
                         v & ~kThreadRows);
   }
   uint64_t specialisation(const ir::Graph&, const KernelPlan& kp) const override {
-    if ((kp.variant & kThreadRows) || !kp.totals.empty()) return kp.totals.empty() ? 0 : 1;
+    if (!kp.totals.empty()) return 1;  // one workgroup over every row
+    if (kp.variant & kThreadRows) return 0;
     return static_cast<uint64_t>(row_cache_steps(kp.shape[kp.axis], workgroup(kp)));
   }
 
