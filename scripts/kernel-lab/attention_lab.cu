@@ -17,8 +17,11 @@
 #include <vector>
 
 typedef unsigned int uint;
-#include "../../kernels/attention/flash_fwd.cuh"
+// mma_sync.cuh first: flash_fwd.cuh uses its helpers.
 #include "../../kernels/matmul/mma_sync.cuh"
+// clang-format off
+#include "../../kernels/attention/flash_fwd.cuh"
+// clang-format on
 
 template <int KIND, int D, bool CAUSAL>
 __global__ void __launch_bounds__(128)
