@@ -6,11 +6,12 @@
 // fragment). The sequence x sequence score matrix never reaches memory.
 //
 // Needs mma_sync.cuh's helpers (smem_u32, cp_async16, ldsm_x4, mma_op) before it. Operands are
-// contiguous [batch, heads, seq, D] (keys and values [batch, kv_heads, seq_k, D]; query head h
-// reads kv head h / (heads / kv_heads)). Causal masking hides key j from query i when
-// j > i + seq_k - seq_q (the last query row sees every key, as in incremental decoding). A row
-// that sees no key gives zeros. `lse`, when not null, receives each row's log-sum-exp of the
-// scaled scores (natural log; -inf for a row that sees no key), which the backward pass reads.
+// [batch, heads, seq, D] with rows of D contiguous elements (keys and values [batch, kv_heads,
+// seq_k, D]; query head h reads kv head h / (heads / kv_heads)). Causal masking hides key j from
+// query i when j > i + seq_k - seq_q (the last query row sees every key, as in incremental
+// decoding). A row that sees no key gives zeros. `lse`, when not null, receives each row's
+// log-sum-exp of the scaled scores (natural log; -inf for a row that sees no key), which the
+// backward pass reads.
 template <int KIND, int D>
 struct FlashFwd {
   static constexpr int kWarps = 4;
@@ -31,11 +32,11 @@ __device__ __forceinline__ uint flash_elem(uint row, uint e) {
   return row * uint(D * 2) + ((((e >> 3) ^ (row & 7u))) << 4) + (e & 7u) * 2u;
 }
 
-// Copies rows [row0, row0 + ROWS) of a [rows, D] operand into the staged tile at `dst`; rows at
-// or past `rows` are zero-filled.
+// Copies rows [row0, row0 + ROWS) of a [rows, D] operand (rows `stride` elements apart) into the
+// staged tile at `dst`; rows at or past `rows` are zero-filled.
 template <int D, int ROWS, int THREADS>
-__device__ __forceinline__ void flash_stage(uint dst, const unsigned char* base, uint row0,
-                                            uint rows) {
+__device__ __forceinline__ void flash_stage(uint dst, const unsigned char* base, uint stride,
+                                            uint row0, uint rows) {
   constexpr uint CPR = D / 8, CHUNKS = ROWS * CPR;
 #pragma unroll
   for (uint i = 0; i < (CHUNKS + THREADS - 1) / THREADS; ++i) {
@@ -43,7 +44,7 @@ __device__ __forceinline__ void flash_stage(uint dst, const unsigned char* base,
     if (CHUNKS % THREADS != 0 && q >= CHUNKS) break;
     const uint r = q / CPR, c = q % CPR, row = row0 + r;
     const bool in = row < rows;
-    const unsigned char* src = base + (in ? (uint64_t(row) * D + c * 8) * 2 : 0);
+    const unsigned char* src = base + (in ? (uint64_t(row) * stride + c * 8) * 2 : 0);
     cp_async16(dst + flash_elem<D>(r, c * 8), src, in ? 16u : 0u);
   }
 }
@@ -63,13 +64,21 @@ __device__ __forceinline__ uint flash_pack(float lo, float hi, int kind) {
   return r;
 }
 
-// The workgroup's output block: blockIdx.x = query block, blockIdx.y = batch * heads + head.
-// `scale_log2` = scale * log2(e): scores go through exp2.
+// Where the operands are: element strides of batch, head and row (the D elements of a row are
+// contiguous; strides and offsets multiples of 8, for 16-byte copies), sizes and the scale.
+struct FlashArgs {
+  const unsigned char *q, *k, *v;
+  unsigned char* o;
+  float* lse;  // [batch * heads * seq_q] or null
+  uint q_sb, q_sh, q_ss, k_sb, k_sh, k_ss, v_sb, v_sh, v_ss, o_sb, o_sh, o_ss;
+  uint batch, heads, kv_heads, seq_q, seq_k;
+  float scale_log2;  // scale * log2(e): scores go through exp2
+};
+
+// Output tile `tile` of the attention: tile = query block * (batch * heads) + batch * heads +
+// head, where causal query blocks run last-first (the last see the most keys).
 template <int KIND, int D, bool CAUSAL>
-__device__ __forceinline__ void flash_fwd_block(const unsigned char* q, const unsigned char* k,
-                                                const unsigned char* v, unsigned char* o,
-                                                float* lse, uint heads, uint kv_heads, uint seq_q,
-                                                uint seq_k, float scale_log2) {
+__device__ __forceinline__ void flash_fwd_block(const FlashArgs& a, uint tile) {
   using T = FlashFwd<KIND, D>;
   constexpr int MF = T::kMFrags, BN = T::kBlockN, NF = BN / 8, DF = D / 8, KS = D / 16;
   extern __shared__ __align__(128) unsigned char flash_smem[];
@@ -77,14 +86,17 @@ __device__ __forceinline__ void flash_fwd_block(const unsigned char* q, const un
   const uint s_kv = s_q + T::kQBytes;  // stage s: K at s_kv + 2s * kKvBytes, V after it
   const uint lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
   const uint g = lane >> 2, t = lane & 3u;
-  // Heavy (late) query blocks first when causal: the last blocks see the most keys.
-  const uint mb = CAUSAL ? gridDim.x - 1u - blockIdx.x : blockIdx.x;
-  const uint bh = blockIdx.y, b = bh / heads, h = bh % heads;
-  const uint kvh = b * kv_heads + h / (heads / kv_heads);
+  const uint seq_q = a.seq_q, seq_k = a.seq_k, heads = a.heads;
+  const float scale_log2 = a.scale_log2;
+  const uint bhs = a.batch * heads, tiles_m = (seq_q + T::kBlockM - 1) / T::kBlockM;
+  const uint mb = CAUSAL ? tiles_m - 1u - tile / bhs : tile / bhs;
+  const uint bh = tile % bhs, b = bh / heads, h = bh % heads;
+  const uint kh = h / (heads / a.kv_heads);
   const uint m0 = mb * T::kBlockM;
-  const unsigned char* qb = q + uint64_t(bh) * seq_q * D * 2;
-  const unsigned char* kb = k + uint64_t(kvh) * seq_k * D * 2;
-  const unsigned char* vb = v + uint64_t(kvh) * seq_k * D * 2;
+  const unsigned char* qb = a.q + (uint64_t(b) * a.q_sb + uint64_t(h) * a.q_sh) * 2;
+  const unsigned char* kb = a.k + (uint64_t(b) * a.k_sb + uint64_t(kh) * a.k_sh) * 2;
+  const unsigned char* vb = a.v + (uint64_t(b) * a.v_sb + uint64_t(kh) * a.v_sh) * 2;
+  unsigned char* ob = a.o + (uint64_t(b) * a.o_sb + uint64_t(h) * a.o_sh) * 2;
   // Keys this block sees: all, or up to the causal diagonal of its last row.
   const int shift = int(seq_k) - int(seq_q);
   uint n_end = seq_k;
@@ -94,10 +106,10 @@ __device__ __forceinline__ void flash_fwd_block(const unsigned char* q, const un
   }
   const uint blocks = (n_end + BN - 1) / BN;
 
-  flash_stage<D, T::kBlockM, T::kThreads>(s_q, qb, m0, seq_q);
+  flash_stage<D, T::kBlockM, T::kThreads>(s_q, qb, a.q_ss, m0, seq_q);
   if (blocks > 0) {
-    flash_stage<D, BN, T::kThreads>(s_kv, kb, 0, seq_k);
-    flash_stage<D, BN, T::kThreads>(s_kv + T::kKvBytes, vb, 0, seq_k);
+    flash_stage<D, BN, T::kThreads>(s_kv, kb, a.k_ss, 0, seq_k);
+    flash_stage<D, BN, T::kThreads>(s_kv + T::kKvBytes, vb, a.v_ss, 0, seq_k);
   }
   cp_async_commit();
 
@@ -118,8 +130,8 @@ __device__ __forceinline__ void flash_fwd_block(const unsigned char* q, const un
     const uint stage = nb & 1u;
     if (nb + 1 < blocks) {  // the next block into the other stage (freed by the last barrier)
       const uint other = s_kv + (stage ^ 1u) * 2u * T::kKvBytes;
-      flash_stage<D, BN, T::kThreads>(other, kb, (nb + 1) * BN, seq_k);
-      flash_stage<D, BN, T::kThreads>(other + T::kKvBytes, vb, (nb + 1) * BN, seq_k);
+      flash_stage<D, BN, T::kThreads>(other, kb, a.k_ss, (nb + 1) * BN, seq_k);
+      flash_stage<D, BN, T::kThreads>(other + T::kKvBytes, vb, a.v_ss, (nb + 1) * BN, seq_k);
     }
     cp_async_commit();
     cp_async_wait<1>();
@@ -245,16 +257,16 @@ __device__ __forceinline__ void flash_fwd_block(const unsigned char* q, const un
       const float inv = sum > 0.f ? 1.f / sum : 0.f;
       const uint row = m0 + wm + mi * 16 + g + hr * 8;
       if (row >= seq_q) continue;
-      unsigned char* orow = o + (uint64_t(bh) * seq_q + row) * D * 2;
+      unsigned char* orow = ob + uint64_t(row) * a.o_ss * 2;
 #pragma unroll
       for (int di = 0; di < DF; ++di) {
         const uint packed =
             flash_pack(acc[mi][di][hr * 2] * inv, acc[mi][di][hr * 2 + 1] * inv, KIND);
         *reinterpret_cast<uint*>(orow + (di * 8 + t * 2) * 2) = packed;
       }
-      if (lse != nullptr && t == 0) {
+      if (a.lse != nullptr && t == 0) {
         const float mx = row_max[mi][hr];
-        lse[uint64_t(bh) * seq_q + row] =
+        a.lse[uint64_t(bh) * seq_q + row] =
             sum > 0.f ? mx * scale_log2 * 0.69314718055994531f + logf(sum) : -INFINITY;
       }
     }

@@ -24,11 +24,8 @@ typedef unsigned int uint;
 // clang-format on
 
 template <int KIND, int D, bool CAUSAL>
-__global__ void __launch_bounds__(128)
-    flash_fwd_kernel(const unsigned char* q, const unsigned char* k, const unsigned char* v,
-                     unsigned char* o, float* lse, uint heads, uint kv_heads, uint seq_q,
-                     uint seq_k, float scale_log2) {
-  flash_fwd_block<KIND, D, CAUSAL>(q, k, v, o, lse, heads, kv_heads, seq_q, seq_k, scale_log2);
+__global__ void __launch_bounds__(128) flash_fwd_kernel(FlashArgs a, uint tiles) {
+  for (uint t = blockIdx.x; t < tiles; t += gridDim.x) flash_fwd_block<KIND, D, CAUSAL>(a, t);
 }
 
 #define CK(x)                                                      \
@@ -84,10 +81,18 @@ int run(int B, int H, int HK, int SQ, int SK) {
   CK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, T::kSharedBytes));
   const double scale = 1.0 / std::sqrt(double(D));
   const float scale_log2 = float(scale * 1.4426950408889634);
-  dim3 grid((SQ + T::kBlockM - 1) / T::kBlockM, B * H);
-  auto launch = [&] {
-    kern<<<grid, T::kThreads, T::kSharedBytes>>>(dq, dk, dv, dout, dlse, H, HK, SQ, SK, scale_log2);
-  };
+  const uint tiles = uint((SQ + T::kBlockM - 1) / T::kBlockM) * B * H;
+  FlashArgs fa{dq, dk, dv, dout, dlse};
+  const uint qsh = SQ * D, ksh = SK * D;
+  fa.q_sb = H * qsh, fa.q_sh = qsh, fa.q_ss = D;
+  fa.k_sb = HK * ksh, fa.k_sh = ksh, fa.k_ss = D;
+  fa.v_sb = HK * ksh, fa.v_sh = ksh, fa.v_ss = D;
+  fa.o_sb = H * qsh, fa.o_sh = qsh, fa.o_ss = D;
+  fa.batch = B, fa.heads = H, fa.kv_heads = HK, fa.seq_q = SQ, fa.seq_k = SK;
+  fa.scale_log2 = scale_log2;
+  // At most a few waves of workgroups: the rest loop (as Ember's row loops do).
+  const uint grid = std::min<uint>(tiles, 132u * 16u);
+  auto launch = [&] { kern<<<grid, T::kThreads, T::kSharedBytes>>>(fa, tiles); };
   launch();
   CK(cudaGetLastError());
   CK(cudaDeviceSynchronize());
