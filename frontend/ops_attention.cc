@@ -8,6 +8,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "frontend/activation.h"
+#include "frontend/detail/primitives.h"
+#include "frontend/detail/stream.h"
 #include "frontend/module.h"
 
 namespace ember::module {
@@ -134,9 +136,41 @@ AttentionOutput attention_with_weights(const Tensor<4>& q, const Tensor<4>& k, c
   return {weights.matmul(repeat_heads(v, heads)), weights};
 }
 
+namespace {
+
+// A computed operand, or a materialized one whose rows the fused kernels can copy as they are
+// (contiguous: every stride and the offset a multiple of the row).
+bool readable_in_place(const Tensor<4>& x) {
+  const auto& value = x.raw().value();
+  if (!value->array) return true;
+  const runtime::Array& a = *value->array;
+  return a.is_contiguous() && a.offset % 8 == 0;
+}
+
+// Whether attention(q, k, v, o) records the primitive (ir::OpKind::Attention), which devices
+// with a fused kernel run as one: everything but masks other than causal, dropout and the quiet
+// softmax, and only without gradients (its backward recomputes the probabilities for each
+// operand; the composite's keeps them).
+bool records_primitive(const Tensor<4>& q, const Tensor<4>& k, const Tensor<4>& v,
+                       const AttentionOptions& o) {
+  if (o.additive_mask || o.bool_mask || o.key_padding_mask || o.quiet_softmax) return false;
+  if (o.training && o.dropout > 0) return false;
+  if (q.is_require_grad() || k.is_require_grad() || v.is_require_grad()) return false;
+  return readable_in_place(q) && readable_in_place(k) && readable_in_place(v);
+}
+
+}  // namespace
+
 Tensor<4> attention(const Tensor<4>& q, const Tensor<4>& k, const Tensor<4>& v,
                     const AttentionOptions& options) {
-  return attention_with_weights(q, k, v, options).context;
+  if (!records_primitive(q, k, v, options)) {
+    return attention_with_weights(q, k, v, options).context;
+  }
+  check_inputs(q, k, v, options);
+  ir::AttentionAttrs attrs;
+  attrs.scale = options.scale.value_or(1.0 / std::sqrt(static_cast<double>(q.shape()[3])));
+  attrs.causal = options.causal;
+  return Tensor<4>(prim::attention(q.raw(), k.raw(), v.raw(), attrs));
 }
 
 }  // namespace ember::module

@@ -1,6 +1,7 @@
 #include "ir/builder.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -430,6 +431,31 @@ ValueId Builder::collective(ValueId x, const CollectiveAttrs& a) {
       a.kind == CollectiveKind::AllReduce || a.kind == CollectiveKind::ReduceScatter;
   EMBER_REQUIRE(!reduces || tx.dtype != DType::Bool, op, "cannot reduce a bool tensor");
   return add(OpKind::Collective, {x}, {tx.dtype, out}, a);
+}
+
+}  // namespace ember::ir
+
+namespace ember::ir {
+
+ValueId Builder::attention(ValueId q, ValueId k, ValueId v, const AttentionAttrs& a) {
+  const TensorType tq = type(q), tk = type(k), tv = type(v);
+  auto shapes = [&] {
+    return absl::StrCat("query ", tq.to_string(), ", key ", tk.to_string(), ", value ",
+                        tv.to_string());
+  };
+  EMBER_REQUIRE(tq.shape.rank() == 4 && tk.shape.rank() == 4 && tv.shape.rank() == 4, "attention",
+                "needs rank-4 [batch, heads, seq, dim] operands: " + shapes());
+  EMBER_REQUIRE(tq.dtype == tk.dtype && tq.dtype == tv.dtype && is_float(tq.dtype), "attention",
+                "needs operands of one floating dtype: " + shapes());
+  const Shape &qs = tq.shape, &ks = tk.shape, &vs = tv.shape;
+  EMBER_REQUIRE(ks[0] == qs[0] && vs[0] == qs[0], "attention", "batch sizes differ: " + shapes());
+  EMBER_REQUIRE(ks[1] == vs[1] && ks[2] == vs[2], "attention",
+                "key and value differ in heads or length: " + shapes());
+  EMBER_REQUIRE(ks[1] >= 1 && qs[1] % ks[1] == 0, "attention",
+                "key/value heads must divide query heads: " + shapes());
+  EMBER_REQUIRE(ks[3] == qs[3], "attention", "query and key dims differ: " + shapes());
+  EMBER_REQUIRE(std::isfinite(a.scale), "attention", "scale must be finite");
+  return add(OpKind::Attention, {q, k, v}, {tq.dtype, Shape{qs[0], qs[1], qs[2], vs[3]}}, a);
 }
 
 }  // namespace ember::ir

@@ -32,8 +32,9 @@ enum class OpKind : uint8_t {
   Sort,        // stable sort along one axis: values or indices
   Conv,        // grouped N-d cross-correlation: x [N, C, *S], w [O, C / groups, *K] -> [N, O, *OS]
   Collective,  // communication with the other ranks of a group (all-reduce, broadcast, ...)
+  Attention,   // softmax(q k^T * scale [causal]) v over [B, H, S, D] (ir/attention_compose.h)
 };
-inline constexpr int kOpKindCount = 22;
+inline constexpr int kOpKindCount = 23;
 
 enum class UnaryFn : uint8_t {
   Neg,
@@ -267,9 +268,24 @@ struct CollectiveAttrs {
   }
 };
 
+// Scaled dot-product attention: q [B, H, Sq, D], k [B, Hk, Sk, D], v [B, Hk, Sk, Dv] of one
+// floating dtype, H a multiple of Hk (query head h reads key/value head h / (H / Hk)) ->
+// [B, H, Sq, Dv] in that dtype; scores softmax(q k^T * scale) normalised in f32 (at least).
+// Causal: key j is hidden from query i when j > i + Sk - Sq; a query that sees no key gives 0.
+// Fused kernels where a family has one (kernels/attention), the composite elsewhere.
+struct AttentionAttrs {
+  double scale = 1.0;
+  bool causal = false;
+  template <class F>
+  static void fields(F&& f) {
+    f("scale", &AttentionAttrs::scale, Role::Key);
+    f("causal", &AttentionAttrs::causal, Role::Key);
+  }
+};
+
 using Attrs = std::variant<NoAttrs, InputAttrs, FullAttrs, IotaAttrs, RandomAttrs, UnaryAttrs,
                            BinaryAttrs, ReduceAttrs, PermuteAttrs, SliceAttrs, FlipAttrs, PadAttrs,
-                           AxisAttrs, SortAttrs, ConvAttrs, CollectiveAttrs>;
+                           AxisAttrs, SortAttrs, ConvAttrs, CollectiveAttrs, AttentionAttrs>;
 
 const char* op_name(OpKind op);
 const char* unary_name(UnaryFn fn);

@@ -62,6 +62,8 @@ ValueId replay_unlabelled(Builder& b, const Node& n, const ValueIds& in) {
       return b.conv(in[0], in[1], n.get<ConvAttrs>());
     case OpKind::Collective:
       return b.collective(in[0], n.get<CollectiveAttrs>());
+    case OpKind::Attention:
+      return b.attention(in[0], in[1], in[2], n.get<AttentionAttrs>());
   }
   throw Error(absl::StrCat("replay: unknown op ", static_cast<int>(n.op)));
 }

@@ -5,6 +5,7 @@
 #include <numbers>
 
 #include "absl/strings/str_cat.h"
+#include "ir/attention_compose.h"
 #include "ir/autodiff.h"
 #include "ir/conv_compose.h"
 #include "ir/error.h"
@@ -55,6 +56,9 @@ class Rules {
         return conv(k, g);
       case OpKind::Collective:
         return collective(g);
+      case OpKind::Attention:
+        return attention_compose::gradient(b_, in(0), in(1), in(2), id_, g,
+                                           n_.get<AttentionAttrs>(), k);
       default:
         return -1;  // sources (input, full, iota, random) have no inputs
     }

@@ -1,5 +1,6 @@
 #include "kernels/registry.h"
 
+#include "kernels/attention/family.h"
 #include "kernels/collective/family.h"
 #include "kernels/conv/family.h"
 #include "kernels/host/family.h"
@@ -13,18 +14,20 @@ namespace ember::jit {
 
 FamilySet families() {
   // One line per family. Order matters twice: the first family that anchors a node takes it,
-  // and rewrites run in this order (split-K before long reductions are split).
+  // and rewrites run in this order (attention composites first, where no fused kernel runs
+  // them: their matmuls may then be split over K, before long reductions are split).
   static const Family* const all[] = {
-      &matmul_family(),  &conv_family(),       &row_family(),       &sort_family(),
-      &scatter_family(), &collective_family(), &pointwise_family(),
+      &attention_family(), &matmul_family(),  &conv_family(),       &row_family(),
+      &sort_family(),      &scatter_family(), &collective_family(), &pointwise_family(),
   };
   return all;
 }
 
 FamilySet families(const runtime::Backend& backend) {
   if (backend.kind() != runtime::DeviceKind::Cpu) return families();
-  static const Family* const cpu[] = {&host_family(), &row_family(), &collective_family(),
-                                      &pointwise_family()};
+  // The attention family only rewrites here: the CPU target runs the composite.
+  static const Family* const cpu[] = {&attention_family(), &host_family(), &row_family(),
+                                      &collective_family(), &pointwise_family()};
   return cpu;
 }
 

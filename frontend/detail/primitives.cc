@@ -160,6 +160,12 @@ RawTensor conv(const RawTensor& x, const RawTensor& w, const ir::ConvAttrs& attr
   return on({&x, &w}, [&](Builder& b, auto&& bind) { return b.conv(bind(x), bind(w), attrs); });
 }
 
+RawTensor attention(const RawTensor& q, const RawTensor& k, const RawTensor& v,
+                    const ir::AttentionAttrs& attrs) {
+  return on({&q, &k, &v},
+            [&](Builder& b, auto&& bind) { return b.attention(bind(q), bind(k), bind(v), attrs); });
+}
+
 RawTensor collective(const RawTensor& x, const ir::CollectiveAttrs& attrs) {
   return on({&x}, [&](Builder& b, auto&& bind) { return b.collective(bind(x), attrs); });
 }

@@ -41,6 +41,8 @@ RawTensor sort(const RawTensor& x, int axis, bool descending, bool indices,
                DType index_dtype = DType::I32);
 RawTensor conv(const RawTensor& x, const RawTensor& w, const ir::ConvAttrs& attrs);
 RawTensor collective(const RawTensor& x, const ir::CollectiveAttrs& attrs);
+RawTensor attention(const RawTensor& q, const RawTensor& k, const RawTensor& v,
+                    const ir::AttentionAttrs& attrs);
 
 // A tensor of x's rank and device with every dim 1, holding `s` in `dtype`: how scalars enter
 // binary ops (broadcast, never materialized at full size).

@@ -332,6 +332,10 @@ class Cuda final : public Dialect {
                         "; E[2] = ", limit, "; E[3] = ", value_hi, "; }");
   }
 
+  std::string attention(const KernelDesc&, const Stmt& s,
+                        const std::vector<std::string>& a) const override {
+    return attention_call(s, a);
+  }
   std::string mma_tile(const KernelDesc&, const Stmt& s,
                        const std::vector<std::string>& a) const override {
     return tensor_core_call(MmaShape::unpack(s.code), absl::StrCat("b", s.buffer),

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "kernels/attention/device_code.h"
 #include "kernels/matmul/device_code.h"
 
 namespace ember::jit {
@@ -38,6 +39,9 @@ std::string tensor_core_helpers(const KernelDesc& k) {
   std::set<int> wgmma_widths;
   bool any = false, simt = false, tma = false;
   for (const Stmt& s : k.body) {
+    if (s.op == SOp::Attention) {
+      return absl::StrCat(kernels::matmul::kMmaSyncCuh, kernels::attention::kFlashFwdCuh);
+    }
     if (s.op != SOp::MmaTile) continue;
     MmaShape m = MmaShape::unpack(s.code);
     if (m.kind == MmaShape::F32Simt) {
@@ -76,6 +80,32 @@ std::string tensor_core_call(const MmaShape& m, const std::string& a, const std:
   return absl::StrCat(call, a, ", ", args[0], ", ", args[1], ", ", b, ", ", args[2], ", ", args[3],
                       ", ", args[4], ", ", args[5], ", ", args[6], ", ", args[7], ", ", args[8],
                       ", ", acc, ");");
+}
+
+std::string attention_call(const Stmt& s, const std::vector<std::string>& a) {
+  const int kind = s.code & 1, dim = s.code & 2 ? 128 : 64;
+  const bool causal = s.code & 4;
+  auto bytes = [&](int buffer, const std::string& offset) {
+    return absl::StrCat("reinterpret_cast<const unsigned char*>(b", buffer, ") + 2ull * ", offset);
+  };
+  // args: tile, then offset and three strides per operand (q, k, v, o), then the sizes and the
+  // scale's bits.
+  std::string out = absl::StrCat(
+      "{ FlashArgs fa_; fa_.q = ", bytes(s.buffers[0], a[1]),
+      "; fa_.k = ", bytes(s.buffers[1], a[5]), "; fa_.v = ", bytes(s.buffers[2], a[9]),
+      "; fa_.o = const_cast<unsigned char*>(", bytes(s.buffers[3], a[13]), "); fa_.lse = nullptr;");
+  const char* strides[] = {"q_sb", "q_sh", "q_ss", "k_sb", "k_sh", "k_ss",
+                           "v_sb", "v_sh", "v_ss", "o_sb", "o_sh", "o_ss"};
+  for (int op = 0; op < 4; ++op) {
+    for (int i = 0; i < 3; ++i)
+      absl::StrAppend(&out, " fa_.", strides[op * 3 + i], " = ", a[2 + op * 4 + i], ";");
+  }
+  const char* sizes[] = {"batch", "heads", "kv_heads", "seq_q", "seq_k"};
+  for (int i = 0; i < 5; ++i) absl::StrAppend(&out, " fa_.", sizes[i], " = ", a[17 + i], ";");
+  absl::StrAppend(&out, " fa_.scale_log2 = __uint_as_float(", a[22], ");");
+  absl::StrAppend(&out, " flash_fwd_block<", kind, ", ", dim, ", ", causal ? "true" : "false",
+                  ">(fa_, ", a[0], "); }");
+  return out;
 }
 
 }  // namespace ember::jit

@@ -8,12 +8,15 @@
 
 namespace ember::jit {
 
-// Device code the kernel's MmaTile statements need (empty when it has none).
+// Device code the kernel's MmaTile and Attention statements need (empty when it has none).
 std::string tensor_core_helpers(const KernelDesc& k);
 
 // The statement computing tile `m` into accumulator array `acc`: operands A and B (buffer
 // names) with the statement's rendered arguments (see Stmt::args).
 std::string tensor_core_call(const MmaShape& m, const std::string& a, const std::string& b,
                              const std::vector<std::string>& args, const std::string& acc);
+
+// The fused attention tile of statement s (SOp::Attention) with its rendered arguments.
+std::string attention_call(const Stmt& s, const std::vector<std::string>& args);
 
 }  // namespace ember::jit

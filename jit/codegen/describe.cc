@@ -41,10 +41,11 @@ std::string describe(const KernelDesc& k) {
                                "var",      "builtin", "load",     "unary",       "binary",
                                "select",   "cast",    "random",   "shared_load", "quantize",
                                "load_vec", "lane",    "make_vec", "array_load",  "fma"};
-  static const char* kStmts[] = {"let",        "decl",        "assign",  "store", "for_grid",
-                                 "for_rows",   "for_lanes",   "for_seq", "if",    "end",
-                                 "reduce",     "arg_reduce",  "barrier", "error", "shared_store",
-                                 "decl_array", "array_store", "mma_tile"};
+  static const char* kStmts[] = {"let",         "decl",     "assign",       "store",
+                                 "for_grid",    "for_rows", "for_lanes",    "for_seq",
+                                 "if",          "end",      "reduce",       "arg_reduce",
+                                 "barrier",     "error",    "shared_store", "decl_array",
+                                 "array_store", "mma_tile", "attention"};
   std::string s = absl::StrCat("kernel ", k.name, ": ", k.buffers.size(), " buffers, ",
                                k.num_params, " params, workgroup ", k.workgroup_size, "\n");
   for (const Stmt& st : k.body) {

@@ -73,6 +73,10 @@ enum class SOp : uint8_t {
   ArrayStore,   // array `var`[index expr] = expr
   MmaTile,      // tensor-core block tile into array `var` (see MmaShape); targets without tensor
                 // cores never receive it
+  Attention,    // fused attention output tile (kernels/attention): buffers q, k, v, o; args =
+                // tile, per operand (q, k, v, o) offset and batch/head/row strides, then batch,
+                // heads, kv heads, seq_q, seq_k and scale * log2(e) as f32 bits; code = element
+                // kind (bit 0: bf16), head dim 128 (bit 1), causal (bit 2). CUDA only.
 };
 
 // The configuration of an MmaTile statement: a block of (warps_m * frags_m * 16) x
@@ -146,6 +150,7 @@ struct Stmt {
   // M, N, K and the block's first row and column (Uint exprs).
   int buffer2 = -1;
   std::vector<int> args{};
+  std::vector<int> buffers{};  // Attention: its buffers
 };
 
 struct BufferDecl {

@@ -355,6 +355,11 @@ class Renderer {
         for (int a : s.args) args.push_back(ref(a));
         return d_.mma_tile(k_, s, args);
       }
+      case SOp::Attention: {
+        std::vector<std::string> args;
+        for (int a : s.args) args.push_back(ref(a));
+        return d_.attention(k_, s, args);
+      }
     }
     return "";
   }
@@ -370,6 +375,12 @@ std::string Dialect::mma_tile(const KernelDesc& k, const Stmt&,
                               const std::vector<std::string>&) const {
   throw Error(absl::StrCat("jit: kernel ", k.name,
                            " uses tensor-core tiles, which this target does not render"));
+}
+
+std::string Dialect::attention(const KernelDesc& k, const Stmt&,
+                               const std::vector<std::string>&) const {
+  throw Error(absl::StrCat("jit: kernel ", k.name,
+                           " uses the fused attention tile, which this target does not render"));
 }
 
 std::string render(const KernelDesc& k, const Dialect& d) { return Renderer(k, d).run(); }

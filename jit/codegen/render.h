@@ -97,6 +97,9 @@ class Dialect {
   // A tensor-core block tile (SOp::MmaTile) with its argument expressions rendered.
   virtual std::string mma_tile(const KernelDesc& k, const Stmt& s,
                                const std::vector<std::string>& args) const;
+  // A fused attention tile (SOp::Attention) with its argument expressions rendered.
+  virtual std::string attention(const KernelDesc& k, const Stmt& s,
+                                const std::vector<std::string>& args) const;
 };
 
 std::string render(const KernelDesc& k, const Dialect& d);

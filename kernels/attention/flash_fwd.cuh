@@ -49,6 +49,9 @@ __device__ __forceinline__ void flash_stage(uint dst, const unsigned char* base,
   }
 }
 
+// -inf without <math.h> (NVRTC has no INFINITY).
+__device__ __forceinline__ float flash_neg_inf() { return __int_as_float(0xff800000); }
+
 __device__ __forceinline__ float flash_exp2(float x) {
   float y;
   asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
@@ -120,7 +123,7 @@ __device__ __forceinline__ void flash_fwd_block(const FlashArgs& a, uint tile) {
 #pragma unroll
     for (int di = 0; di < DF; ++di)
       acc[mi][di][0] = acc[mi][di][1] = acc[mi][di][2] = acc[mi][di][3] = 0.f;
-    row_max[mi][0] = row_max[mi][1] = -INFINITY;
+    row_max[mi][0] = row_max[mi][1] = flash_neg_inf();
     row_sum[mi][0] = row_sum[mi][1] = 0.f;
   }
   uint qf[MF][KS][4];
@@ -182,7 +185,7 @@ __device__ __forceinline__ void flash_fwd_block(const FlashArgs& a, uint tile) {
           for (int e = 0; e < 4; ++e) {
             const int col = int(n0 + ni * 8 + t * 2 + (e & 1));
             const int row = int(m0 + wm + mi * 16 + g + (e >> 1) * 8);
-            if (col >= int(seq_k) || (CAUSAL && col > row + shift)) s[mi][ni][e] = -INFINITY;
+            if (col >= int(seq_k) || (CAUSAL && col > row + shift)) s[mi][ni][e] = flash_neg_inf();
           }
     }
 
@@ -198,7 +201,7 @@ __device__ __forceinline__ void flash_fwd_block(const FlashArgs& a, uint tile) {
         mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
         mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
         // A row that has seen no key yet keeps max -inf: shift by 0 so exp2 gives 0, not NaN.
-        const float base = mx == -INFINITY ? 0.f : mx * scale_log2;
+        const float base = mx == flash_neg_inf() ? 0.f : mx * scale_log2;
         const float alpha = flash_exp2(row_max[mi][hr] * scale_log2 - base);
         row_max[mi][hr] = mx;
         float sum = 0.f;
@@ -267,7 +270,7 @@ __device__ __forceinline__ void flash_fwd_block(const FlashArgs& a, uint tile) {
       if (a.lse != nullptr && t == 0) {
         const float mx = row_max[mi][hr];
         a.lse[uint64_t(bh) * seq_q + row] =
-            sum > 0.f ? mx * scale_log2 * 0.69314718055994531f + logf(sum) : -INFINITY;
+            sum > 0.f ? mx * scale_log2 * 0.69314718055994531f + logf(sum) : flash_neg_inf();
       }
     }
   }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "frontend/detail/primitives.h"
 #include "tests/frontend/attention_reference.h"
 #include "tests/frontend/test_util.h"
 
@@ -253,6 +254,95 @@ TEST(Attention, ErrorsNameTheOpAndShapes) {
   // The stream stays usable after a rejected call.
   EXPECT_EQ(module::attention(z({1, 1, 2, 4}), z({1, 1, 2, 4}), z({1, 1, 2, 4})).shape(),
             Shape({1, 1, 2, 4}));
+}
+
+// Without gradients, module::attention records the attention primitive (ir::OpKind::Attention):
+// the reference executor runs it by loops of its own (runtime/cpu/attention.cc), the CPU target
+// as the composite it is rewritten into. Both against the test's loops.
+TEST(AttentionPrimitive, MatchesLoopsOnBothCpuDevices) {
+  std::vector<std::pair<AttentionCase, bool>> cases;  // (case, causal)
+  cases.emplace_back(shape_case(2, 2, 2, 3, 5, 32), false);
+  cases.emplace_back(shape_case(1, 4, 2, 6, 6, 16), true);   // grouped heads, causal
+  cases.emplace_back(shape_case(2, 2, 1, 2, 7, 8), true);    // bottom-right aligned
+  cases.emplace_back(shape_case(1, 2, 2, 6, 3, 8), true);    // queries that see no key
+  cases.emplace_back(shape_case(1, 1, 1, 1, 1, 64), false);  // sequence 1
+  AttentionCase dv = shape_case(2, 2, 2, 3, 4, 8);
+  dv.head_dim_v = 5;
+  cases.emplace_back(dv, false);
+  for (auto& [c, causal] : cases) {
+    const int64_t shift = c.seq_k - c.seq_q;
+    if (causal)
+      c.masked = [shift](int64_t, int64_t, int64_t i, int64_t j) { return j > i + shift; };
+    Inputs in = make_inputs(c);
+    auto want = testing::attention_reference(c, in.q, in.k, in.v, in.dout);
+    for (Device dev : {Device::cpu_reference(), Device::cpu()}) {
+      SCOPED_TRACE(dev.to_string() + (causal ? " causal " : " ") + in.qs.to_string());
+      auto f64 = [&](const std::vector<double>& v, const Shape& s) {
+        return Tensor<4>::from_data(TensorData(v, s), dev);
+      };
+      Tensor<4> out = module::attention(f64(in.q, in.qs), f64(in.k, in.ks), f64(in.v, in.vs),
+                                        {.scale = c.scale, .causal = causal});
+      expect_close(host(out), want.out, 1e-12, "f64 output");
+      Tensor<4> out32 = module::attention(
+          f64(in.q, in.qs).cast(DType::F32), f64(in.k, in.ks).cast(DType::F32),
+          f64(in.v, in.vs).cast(DType::F32), {.scale = c.scale, .causal = causal});
+      expect_close(host(out32), want.out, 2e-6, "f32 output");
+    }
+  }
+}
+
+// The primitive's gradients (ir/attention_compose.h) against the loops, in f64 on both CPU
+// devices: the frontend records it only without gradients, so the test records it directly.
+TEST(AttentionPrimitive, GradientsMatchLoops) {
+  AttentionCase c = shape_case(2, 4, 2, 5, 7, 8);
+  const int64_t shift = c.seq_k - c.seq_q;
+  c.masked = [shift](int64_t, int64_t, int64_t i, int64_t j) { return j > i + shift; };
+  Inputs in = make_inputs(c);
+  auto want = testing::attention_reference(c, in.q, in.k, in.v, in.dout);
+  for (Device dev : {Device::cpu_reference(), Device::cpu()}) {
+    SCOPED_TRACE(dev.to_string());
+    auto f64 = [&](const std::vector<double>& v, const Shape& s) {
+      return Tensor<4>::from_data(TensorData(v, s), dev).require_grad();
+    };
+    Tensor<4> q = f64(in.q, in.qs), k = f64(in.k, in.ks), v = f64(in.v, in.vs);
+    ir::AttentionAttrs attrs;
+    attrs.scale = c.scale;
+    attrs.causal = true;
+    Tensor<4> out(prim::attention(q.raw(), k.raw(), v.raw(), attrs));
+    Gradients g =
+        (out * Tensor<4>::from_data(TensorData(in.dout, out.shape()), dev)).sum().backward();
+    expect_close(host(out), want.out, 1e-12, "output");
+    expect_close(host(q.grad(g).value()), want.dq, 1e-10, "dq");
+    expect_close(host(k.grad(g).value()), want.dk, 1e-10, "dk");
+    expect_close(host(v.grad(g).value()), want.dv, 1e-10, "dv");
+  }
+}
+
+TEST(AttentionPrimitive, BadOperandsNameTheOpAndShapes) {
+  auto z = [](std::vector<int64_t> s, DType t = DType::F32) {
+    return Tensor<4>::zeros(Shape(s)).cast(t).raw();
+  };
+  ir::AttentionAttrs a;
+  expect_error(
+      [&] {
+        prim::attention(z({2, 4, 3, 8}), z({2, 3, 5, 8}), z({2, 3, 5, 8}), a);
+      },
+      {"attention", "must divide", "f32[2, 4, 3, 8]"});
+  expect_error(
+      [&] {
+        prim::attention(z({2, 4, 3, 8}), z({2, 4, 5, 8}, DType::BF16), z({2, 4, 5, 8}), a);
+      },
+      {"attention", "one floating dtype"});
+  expect_error(
+      [&] {
+        prim::attention(z({2, 4, 3, 8}), z({2, 4, 5, 6}), z({2, 4, 5, 8}), a);
+      },
+      {"attention", "dims differ"});
+  expect_error(
+      [&] {
+        prim::attention(z({2, 4, 3, 8}), z({2, 4, 5, 8}), z({2, 4, 4, 8}), a);
+      },
+      {"attention", "heads or length"});
 }
 
 }  // namespace

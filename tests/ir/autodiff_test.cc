@@ -365,12 +365,12 @@ TEST(CheckpointingPolicy, SaveAllKeepsEverythingBalancedKeepsComputeBoundOutputs
     Node n{op, {}, f32({2}), NoAttrs{}};
     SCOPED_TRACE(op_name(op));
     EXPECT_TRUE(keeps_for_backward(n, Checkpointing::save_all));
-    bool compute_bound =
-        op == OpKind::Matmul || op == OpKind::Conv || op == OpKind::Reduce || op == OpKind::Sort;
+    bool compute_bound = op == OpKind::Matmul || op == OpKind::Conv || op == OpKind::Reduce ||
+                         op == OpKind::Sort || op == OpKind::Attention;
     bool once = op == OpKind::Input || op == OpKind::Collective;
     EXPECT_EQ(keeps_for_backward(n, Checkpointing::balanced), once || compute_bound)
         << "inputs and collectives cannot be recomputed; matmul, conv, reduce and sort are "
-           "worth keeping";
+           "worth keeping (and attention's output, which its gradient reads)";
   }
 }
 
@@ -411,6 +411,9 @@ Graph every_op_kind() {
   ValueId w = b.input(4, f32({6, 2, 3, 2}));
   b.conv(img, w, {{2, 1}, {1, 0}, {0, 1}, {1, 2}, 2});
   b.collective(x, {CollectiveKind::ReduceScatter, CollectiveReduce::Mean, 0, 3, 2});
+  ValueId q = b.input(5, {DType::BF16, {2, 4, 3, 8}});
+  ValueId kv = b.input(6, {DType::BF16, {2, 2, 5, 8}});
+  b.attention(q, kv, kv, {0.125, true});
   return g;
 }
 

@@ -135,6 +135,18 @@ std::vector<Case> cases() {
                      return std::vector<ValueId>{y};
                    }});
   }
+  // The fused attention tile (kernels/attention) in both half types, head dims 64 and 128,
+  // causal or not, with grouped-query heads and a permuted (strided) query.
+  for (DType t : {DType::F16, DType::BF16}) {
+    for (int64_t d : {64, 128}) {
+      out.push_back({absl::StrCat("attention_", dtype_name(t), "_", d), [t, d](Builder& b) {
+                       ValueId q = b.permute(in(b, t, {2, 33, 4, d}), {0, 2, 1, 3});
+                       ValueId kv = in(b, t, {2, 2, 70, d});
+                       return std::vector<ValueId>{b.attention(q, kv, kv, {0.125, false}),
+                                                   b.attention(q, kv, kv, {0.125, true})};
+                     }});
+    }
+  }
   out.push_back({"indexing", [](Builder& b) {
                    ValueId x = in(b, DType::F32, {5, 7});
                    ValueId idx = in(b, DType::I64, {5, 3});

@@ -1,0 +1,8 @@
+#pragma once
+// The attention family's hand-written CUDA device code, embedded from the .cuh files beside this
+// header at build time (kernels/CMakeLists.txt).
+namespace ember::kernels::attention {
+
+extern const char kFlashFwdCuh[];  // flash_fwd.cuh: the fused forward on tensor cores
+
+}  // namespace ember::kernels::attention

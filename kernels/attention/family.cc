@@ -1,0 +1,149 @@
+#include "kernels/attention/family.h"
+
+#include <bit>
+#include <cmath>
+#include <cstdlib>
+#include <string>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "ir/attention_compose.h"
+#include "ir/error.h"
+#include "ir/rewrite.h"
+
+namespace ember::jit {
+namespace {
+
+using ir::ValueId;
+
+bool fused_attention_enabled() {
+  const char* env = std::getenv("EMBER_FUSED_ATTENTION");
+  return env == nullptr || std::string(env) != "0";
+}
+
+// mma.sync with bf16 exists from sm_80 on.
+bool has_mma(const runtime::Backend& backend) {
+  if (backend.kind() != runtime::DeviceKind::Cuda) return false;
+  const std::string arch = backend.target();
+  int sm = 0;
+  return arch.rfind("sm_", 0) == 0 && absl::SimpleAtoi(arch.substr(3, 2), &sm) && sm >= 80;
+}
+
+// The statement's packed configuration: element kind (0 f16, 1 bf16), head dim, causal.
+int pack(int kind, int dim, bool causal) { return kind | (dim == 128) << 1 | causal << 2; }
+
+// Element offset and strides of batch, head and row of stored operand v, as parameters. The
+// kernel copies rows 16 bytes at a time: rows contiguous, strides and offset multiples of 8.
+std::vector<int> operand_params(Emitter& e, const Emitter::LayoutFn& layout, ValueId v,
+                                const std::string& key) {
+  const runtime::Array& a = layout(v);
+  const Shape& s = a.type.shape;
+  bool ok = a.strides[3] == 1 || s[3] == 1;
+  std::vector<int64_t> words = {a.offset};
+  for (int d = 0; d < 3; ++d) words.push_back(s[d] == 1 ? 0 : a.strides[d]);
+  for (int64_t w : words) ok = ok && w % 8 == 0 && w >= 0 && w <= UINT32_MAX;
+  if (!ok) {
+    throw ember::Error(
+        absl::StrCat("attention: operand ", a.type.to_string(),
+                     " has a layout the fused kernel cannot read (rows must be contiguous, "
+                     "strides and offset multiples of 8 elements)"));
+  }
+  std::vector<int> out;
+  const char* names[] = {":off", ":sb", ":sh", ":ss"};
+  for (int i = 0; i < 4; ++i) {
+    out.push_back(e.param_u(key + names[i], static_cast<uint32_t>(words[i])));
+  }
+  return out;
+}
+
+KernelGeometry lower_attention(const ir::Graph& g, const KernelPlan& kp,
+                               const Emitter::LayoutFn& layout, Emitter& e) {
+  const ir::Node& n = g.node(kp.anchor);
+  const auto& attrs = n.get<ir::AttentionAttrs>();
+  const Shape qs = g.type(n.inputs[0]).shape, ks = g.type(n.inputs[1]).shape;
+  const int dim = static_cast<int>(qs[3]);
+  const int kind = g.type(kp.anchor).dtype == DType::BF16 ? 1 : 0;
+  const int block_m = dim <= 64 ? 128 : 64;  // FlashFwd<KIND, D>::kBlockM
+  const int64_t tiles = (qs[2] + block_m - 1) / block_m * qs[0] * qs[1];
+  Stmt st{SOp::Attention};
+  st.code = pack(kind, dim, attrs.causal);
+  for (int i = 0; i < 3; ++i) st.buffers.push_back(e.binding(n.inputs[i], false));
+  st.buffers.push_back(e.binding(kp.anchor, true));
+  int tile = e.begin_for(SOp::ForRows, e.param_u("tiles", static_cast<uint32_t>(tiles)));
+  st.args.push_back(tile);
+  const char* keys[] = {"q", "k", "v"};
+  for (int i = 0; i < 3; ++i) {
+    for (int p : operand_params(e, layout, n.inputs[i], keys[i])) st.args.push_back(p);
+  }
+  for (int p : operand_params(e, layout, kp.anchor, "o")) st.args.push_back(p);
+  const int64_t sizes[] = {qs[0], qs[1], ks[1], qs[2], ks[2]};
+  const char* size_keys[] = {"batch", "heads", "kv_heads", "seq_q", "seq_k"};
+  for (int i = 0; i < 5; ++i) {
+    st.args.push_back(e.param_u(size_keys[i], static_cast<uint32_t>(sizes[i])));
+  }
+  const float scale_log2 = static_cast<float>(attrs.scale * 1.4426950408889634);
+  st.args.push_back(e.param_u("scale_log2", std::bit_cast<uint32_t>(scale_log2)));
+  e.desc().body.push_back(st);
+  e.end();
+  // FlashFwd<KIND, D>: 4 warps; shared memory for the query block and two stages of K and V.
+  e.desc().workgroup_size = 128;
+  e.desc().dynamic_shared_bytes = static_cast<uint32_t>(block_m * dim * 2 + 4 * 64 * dim * 2);
+  KernelGeometry out;
+  out.work_items = static_cast<uint64_t>(tiles);
+  out.per_row = true;
+  return out;
+}
+
+class AttentionFamily final : public AnchoredFamily {
+ public:
+  const char* name() const override { return "attention"; }
+  bool anchors(const ir::Node& n) const override { return n.op == ir::OpKind::Attention; }
+  Fusion fusion() const override { return Fusion::None; }
+  bool rereads_operands() const override { return true; }
+  bool stores_operands() const override { return true; }
+
+  bool rewrites(const ir::Graph& g, const runtime::Backend& backend) const override {
+    for (const ir::Node& n : g.nodes()) {
+      if (n.op == ir::OpKind::Attention && !fused_attention(g, n, backend)) return true;
+    }
+    return false;
+  }
+  ir::Graph rewrite(const ir::Graph& g, std::vector<ValueId>& outputs,
+                    const runtime::Backend& backend) const override {
+    return ir::rewrite(g, outputs,
+                       [&](ir::Builder& b, const ir::Node& n, ValueId,
+                           const ir::ValueIds& args) -> std::optional<ValueId> {
+                         if (n.op != ir::OpKind::Attention || fused_attention(g, n, backend)) {
+                           return std::nullopt;
+                         }
+                         return ir::attention_compose::forward(b, args[0], args[1], args[2],
+                                                               n.get<ir::AttentionAttrs>());
+                       });
+  }
+  uint64_t rewrite_settings() const override { return fused_attention_enabled() ? 1 : 0; }
+
+  KernelGeometry lower(const ir::Graph& g, const Plan& plan, int kernel,
+                       const Emitter::LayoutFn& layout, Emitter& e) const override {
+    return lower_attention(g, plan.kernels[kernel], layout, e);
+  }
+};
+
+}  // namespace
+
+bool fused_attention(const ir::Graph& g, const ir::Node& n, const runtime::Backend& backend) {
+  if (!fused_attention_enabled() || !has_mma(backend)) return false;
+  const DType t = n.type.dtype;
+  const Shape& qs = g.type(n.inputs[0]).shape;
+  const Shape& vs = g.type(n.inputs[2]).shape;
+  const int64_t dim = qs[3];
+  return (t == DType::F16 || t == DType::BF16) && (dim == 64 || dim == 128) && vs[3] == dim &&
+         qs.numel() > 0 && g.type(n.inputs[1]).shape.numel() > 0 &&
+         std::isfinite(n.get<ir::AttentionAttrs>().scale) && n.get<ir::AttentionAttrs>().scale > 0;
+}
+
+const Family& attention_family() {
+  static const AttentionFamily family;
+  return family;
+}
+
+}  // namespace ember::jit

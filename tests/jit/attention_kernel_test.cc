@@ -1,0 +1,97 @@
+// The attention primitive (ir::OpKind::Attention) on the test device against the CPU reference
+// (runtime/cpu/attention.cc): the fused tensor-core kernel on CUDA (f16/bf16, head dims 64 and
+// 128), the composite it is rewritten into elsewhere (Vulkan, f32, other head dims), over
+// causal masks aligned at the bottom right, grouped-query heads, ragged lengths, a strided
+// query, a sequence of one and queries that see no key.
+#include <cstdlib>
+#include <iostream>
+
+#include "absl/strings/str_cat.h"
+#include "frontend/module.h"
+#include "kernels/attention/family.h"
+#include "tests/jit/gpu_util.h"
+
+namespace ember {
+namespace {
+
+struct Case {
+  int64_t batch, heads, kv_heads, seq_q, seq_k, dim;
+  bool causal;
+};
+
+// Inputs from host data: q as the permute of a [batch, seq, heads, dim] tensor (the layout a
+// projection gives), k and v direct.
+std::vector<RawTensor> run_case(const Device& dev, const Case& c, DType t, uint32_t seed) {
+  auto q =
+      Tensor<4>::from_data(testing::host_uniform({c.batch, c.seq_q, c.heads, c.dim}, seed), dev)
+          .swap_dims(1, 2)
+          .cast(t);
+  auto k = Tensor<4>::from_data(
+               testing::host_uniform({c.batch, c.kv_heads, c.seq_k, c.dim}, seed + 1), dev)
+               .cast(t);
+  auto v = Tensor<4>::from_data(
+               testing::host_uniform({c.batch, c.kv_heads, c.seq_k, c.dim}, seed + 2, -1, 1), dev)
+               .cast(t);
+  return {module::attention(q, k, v, {.causal = c.causal}).cast(DType::F32).raw()};
+}
+
+const Case kCases[] = {
+    {2, 4, 4, 200, 200, 64, false}, {2, 4, 4, 200, 200, 64, true},
+    {1, 8, 2, 129, 300, 64, true},  {1, 8, 2, 300, 129, 64, true},  // queries that see no key
+    {3, 2, 1, 77, 77, 128, true},   {2, 2, 2, 1, 1, 64, false},
+    {1, 2, 2, 5, 260, 128, false},  {1, 2, 1, 64, 48, 32, true},  // head dim 32: composite
+};
+
+TEST(AttentionKernel, HalvesMatchTheCpu) {
+  EMBER_REQUIRE_GPU_DEVICE();
+  uint32_t seed = 500;
+  for (const Case& c : kCases) {
+    for (DType t : {DType::BF16, DType::F16}) {
+      SCOPED_TRACE(absl::StrCat(c.batch, "x", c.heads, "(", c.kv_heads, ")x", c.seq_q, "x", c.seq_k,
+                                "x", c.dim, c.causal ? " causal " : " ", dtype_name(t)));
+      // P rounds to the operands' type before P V (as flash attention's kernels do).
+      testing::expect_same_fused_and_unfused(
+          [&](const Device& dev) { return run_case(dev, c, t, seed); }, 2e-2, 2e-2);
+    }
+    seed += 3;
+  }
+}
+
+TEST(AttentionKernel, F32RunsTheCompositeAndMatchesTheCpu) {
+  EMBER_REQUIRE_GPU_DEVICE();
+  testing::expect_same_fused_and_unfused(
+      [](const Device& dev) {
+        return run_case(dev, {2, 4, 2, 50, 70, 64, true}, DType::F32, 7);
+      },
+      1e-4, 1e-5);
+}
+
+// On CUDA with tensor cores a half-precision attention is one kernel; with the family switched
+// off (EMBER_FUSED_ATTENTION=0) it is the composite's several, with the same values.
+TEST(AttentionKernel, OneKernelOnCuda) {
+  EMBER_REQUIRE_GPU_DEVICE();
+  Device dev = testing::gpu_device();
+  EMBER_SKIP_UNLESS(dev.type() == DeviceType::Cuda, "the fused kernel runs on CUDA");
+  const Case c{2, 4, 4, 256, 256, 64, true};
+  auto q = Tensor<4>::from_data(testing::host_uniform({2, 4, 256, 64}, 1), dev).cast(DType::BF16);
+  auto k = Tensor<4>::from_data(testing::host_uniform({2, 4, 256, 64}, 2), dev).cast(DType::BF16);
+  auto v = Tensor<4>::from_data(testing::host_uniform({2, 4, 256, 64}, 3), dev).cast(DType::BF16);
+  sync(dev);
+  auto kernels_of = [&] {
+    const int64_t before = stats(dev).kernels_launched;
+    TensorData out = module::attention(q, k, v, {.causal = c.causal}).to_data();
+    return std::make_pair(stats(dev).kernels_launched - before, out);
+  };
+  auto [fused, a] = kernels_of();
+  EXPECT_EQ(fused, 1);
+  setenv("EMBER_FUSED_ATTENTION", "0", 1);
+  auto [composite, b] = kernels_of();
+  unsetenv("EMBER_FUSED_ATTENTION");
+  EXPECT_GT(composite, 1);
+  a.convert(DType::F32).assert_approx_eq(b.convert(DType::F32), {2e-2, 2e-2});
+  std::cout << "attention on " << dev.to_string() << ": fused " << fused << " kernel, composite "
+            << composite << "\n";
+}
+
+}  // namespace
+}  // namespace ember
