@@ -2,8 +2,11 @@
 # Session 18's GPU pass (after scripts/gpu-bundle.sh with EMBER_BUNDLE_TARGETS="jit_tests
 # ember_bench", carrying gpu-bundle and .gl): the attention suites on CUDA and Vulkan, then the
 # attention workloads with the fused kernel against the same binary with the composite
-# (EMBER_FUSED_ATTENTION=0), alternating, each side with a kernel cache of its own warmed by an
-# untimed round; then PyTorch's flash backend at the same shapes.
+# (EMBER_FUSED_ATTENTION=0), alternating, each side with a kernel cache of its own (round 0 warms
+# it; each run is cut after 150 s); then PyTorch's flash backend at the same shapes. The session's
+# figures came from EMBER_SKIP_TESTS=1 EMBER_AB_FILTER='BM_attention_s(1024|4096)(_causal)?_fwd/'
+# (the forward and backward workloads run the composite, whose 4096 case took longer than 150 s
+# from a cold cache).
 set -u
 out=${OUT:-gpu-out}
 mkdir -p "$out"
