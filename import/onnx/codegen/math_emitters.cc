@@ -1,0 +1,248 @@
+// Emitters of the math ops: elementwise, activations, MatMul/Gemm, normalisations, Conv and
+// pooling, softmax. Each prints the frontend calls its converter under ops/ makes.
+#include <algorithm>
+
+#include "import/onnx/codegen/emitters.h"
+
+namespace ember::onnx_import::codegen {
+namespace {
+
+using Outputs = std::vector<Sym>;
+
+// The largest ONNX rank among the given inputs.
+int max_rank(EmitContext& c) {
+  int r = 0;
+  for (int i = 0; i < c.num_inputs(); ++i) {
+    if (c.has_input(i)) r = std::max(r, c.rank(i));
+  }
+  return r;
+}
+
+EmitEntry unary(const std::string& call) {
+  return {[call](EmitContext& c) {
+            return Outputs{c.device(call + "(" + c.tensor(0) + ")", c.rank(0))};
+          },
+          nullptr};
+}
+
+EmitEntry unary_fn(const std::string& fn) {
+  return {[fn](EmitContext& c) {
+            return Outputs{c.device("un(UnaryFn::" + fn + ", " + c.tensor(0) + ")", c.rank(0))};
+          },
+          nullptr};
+}
+
+EmitEntry binary_fn(const std::string& fn) {
+  return {[fn](EmitContext& c) {
+            std::string a = c.tensor(0), b = c.tensor(1);
+            return Outputs{c.device("bin(BinaryFn::" + fn + ", " + a + ", " + b + ")", max_rank(c))};
+          },
+          nullptr};
+}
+
+Outputs pow(EmitContext& c) {
+  // The exponent may have another type than the base (opset 12).
+  std::string a = c.tensor(0), b = c.tensor(1);
+  return {c.device("bin(BinaryFn::Pow, " + a + ", ops::cast(" + b + ", " + a + ".dtype()))",
+                   max_rank(c))};
+}
+
+Outputs variadic(EmitContext& c, const std::string& fn) {
+  std::string acc = c.tensor(0);
+  for (int i = 1; i < c.num_inputs(); ++i) acc = "bin(BinaryFn::" + fn + ", " + acc + ", " + c.tensor(i) + ")";
+  return {c.device(acc, max_rank(c))};
+}
+
+Outputs clip(EmitContext& c) {
+  std::string x = c.tensor(0);
+  if (c.has_input(1)) x = "bin(BinaryFn::Max, " + x + ", " + c.tensor(1) + ")";
+  if (c.has_input(2)) x = "bin(BinaryFn::Min, " + x + ", " + c.tensor(2) + ")";
+  const NodeContext& a = c.attrs();
+  if (a.has_attr("min")) x = "bin(BinaryFn::Max, " + x + ", " + cpp_float(a.attr_float("min", 0)) + ")";
+  if (a.has_attr("max")) x = "bin(BinaryFn::Min, " + x + ", " + cpp_float(a.attr_float("max", 0)) + ")";
+  return {c.device(x, c.rank(0))};
+}
+
+Outputs cast(EmitContext& c) {
+  auto to = to_dtype(static_cast<int32_t>(c.attrs().attr_int("to", 0)));
+  if (!to) c.unsupported("cast to an element type Ember lacks");
+  return {c.device("ops::cast(" + c.tensor(0) + ", " + cpp_dtype(*to) + ")", c.rank(0))};
+}
+
+Outputs softmax(EmitContext& c, const std::string& fn) {
+  if (c.opset() < 13) c.unsupported("softmax before opset 13 (over flattened trailing dims)");
+  int rank = std::max(c.rank(0), 1);
+  int64_t axis = c.attrs().axis(c.attrs().attr_int("axis", -1), rank);
+  return {c.device("ops::" + fn + "(" + c.tensor(0) + ", " + std::to_string(axis) + ")", c.rank(0))};
+}
+
+Outputs matmul(EmitContext& c) {
+  int ra = c.rank(0), rb = c.rank(1);
+  int out = std::max(ra, rb) - (ra == 1) - (rb == 1);
+  if (ra == 1 && rb == 1) out = 0;
+  std::string a = c.tensor(0), b = c.tensor(1);
+  return {c.device("matmul(" + a + ", " + std::to_string(ra) + ", " + b + ", " +
+                       std::to_string(rb) + ")",
+                   out)};
+}
+
+Outputs gemm(EmitContext& c) {
+  const NodeContext& at = c.attrs();
+  std::string a = c.tensor(0), b = c.tensor(1);
+  if (at.attr_int("transA", 0)) a = "ops::transpose(" + a + ")";
+  if (at.attr_int("transB", 0)) b = "ops::transpose(" + b + ")";
+  std::string y = "ops::matmul(" + a + ", " + b + ")";
+  double alpha = at.attr_float("alpha", 1.0f), beta = at.attr_float("beta", 1.0f);
+  if (alpha != 1.0) y = "bin(BinaryFn::Mul, " + y + ", " + cpp_float(alpha) + ")";
+  if (c.has_input(2)) {
+    std::string bias = c.tensor(2);
+    if (beta != 1.0) bias = "bin(BinaryFn::Mul, " + bias + ", " + cpp_float(beta) + ")";
+    y = "bin(BinaryFn::Add, " + y + ", " + bias + ")";
+  }
+  return {c.device(y, 2)};
+}
+
+Outputs layer_norm(EmitContext& c) {
+  if (c.has_output(1) || c.has_output(2)) c.unsupported("the mean and inverse std outputs");
+  int64_t axis = c.attrs().axis(c.attrs().attr_int("axis", -1), c.rank(0));
+  std::string x = c.tensor(0), scale = c.tensor(1);
+  std::string bias = c.has_input(2) ? c.tensor(2) : "RawTensor()";
+  return {c.device("layer_norm(" + x + ", " + std::to_string(axis) + ", " +
+                       cpp_float(c.attrs().attr_float("epsilon", 1e-5f)) + ", " + scale + ", " +
+                       bias + ")",
+                   c.rank(0))};
+}
+
+Outputs batch_norm(EmitContext& c) {
+  if (c.attrs().attr_int("training_mode", 0)) c.unsupported("training mode");
+  std::vector<std::string> in;
+  for (int i = 0; i < 5; ++i) in.push_back(c.tensor(i));
+  return {c.device("batch_norm(" + in[0] + ", " + in[1] + ", " + in[2] + ", " + in[3] + ", " +
+                       in[4] + ", " + cpp_float(c.attrs().attr_float("epsilon", 1e-5f)) + ")",
+                   c.rank(0))};
+}
+
+// The spatial window attributes of Conv and the pools, when the frontend's symmetric padding
+// takes them as they are (auto_pad and asymmetric pads need the input's size: not generated).
+struct Window {
+  std::vector<int64_t> kernel, stride, dilation, pads;
+};
+
+Window window(EmitContext& c, std::vector<int64_t> kernel) {
+  const NodeContext& a = c.attrs();
+  size_t n = kernel.size();
+  Window w{kernel, a.attr_ints("strides", std::vector<int64_t>(n, 1)),
+           a.attr_ints("dilations", std::vector<int64_t>(n, 1)), {}};
+  std::string autopad = a.attr_string("auto_pad", "NOTSET");
+  std::vector<int64_t> pads = a.attr_ints("pads", std::vector<int64_t>(2 * n, 0));
+  if (autopad == "VALID") pads.assign(2 * n, 0);
+  if (autopad == "SAME_UPPER" || autopad == "SAME_LOWER") c.unsupported("auto_pad " + autopad);
+  if (!std::equal(pads.begin(), pads.begin() + n, pads.begin() + n)) {
+    c.unsupported("asymmetric pads");
+  }
+  w.pads.assign(pads.begin(), pads.begin() + n);
+  return w;
+}
+
+Outputs conv(EmitContext& c) {
+  std::vector<int64_t> kernel = c.attrs().attr_ints("kernel_shape");
+  if (kernel.empty()) c.unsupported("a Conv without kernel_shape");
+  Window w = window(c, kernel);
+  std::string x = c.tensor(0), weight = c.tensor(1);
+  std::string bias = c.has_input(2) ? "std::optional<RawTensor>(" + c.tensor(2) + ")" : "std::nullopt";
+  std::string args = "ops::ConvArgs{" + cpp_ints(w.stride) + ", " + cpp_ints(w.pads) + ", " +
+                     cpp_ints(w.dilation) + ", " +
+                     std::to_string(c.attrs().attr_int("group", 1)) + ", {}}";
+  return {c.device("ops::conv(\"Conv\", " + x + ", " + weight + ", " + bias + ", " + args + ")",
+                   c.rank(0))};
+}
+
+Outputs pool(EmitContext& c, bool max) {
+  if (max && c.has_output(1)) c.unsupported("MaxPool's indices output");
+  Window w = window(c, c.attrs().attr_ints("kernel_shape"));
+  for (size_t d = 0; d < w.kernel.size(); ++d) {
+    // The frontend's pools take pads up to half the kernel (PyTorch's rule).
+    if (2 * w.pads[d] > (w.kernel[d] - 1) * w.dilation[d] + 1) c.unsupported("pads over half the kernel");
+  }
+  std::string args = "ops::PoolArgs{" + cpp_ints(w.kernel) + ", " + cpp_ints(w.stride) + ", " +
+                     cpp_ints(w.pads) + ", " + cpp_ints(w.dilation) + ", " +
+                     (c.attrs().attr_int("ceil_mode", 0) ? "true" : "false") + ", " +
+                     (c.attrs().attr_int("count_include_pad", 0) ? "true" : "false") + "}";
+  std::string fn = max ? "max_pool(\"MaxPool\", " : "avg_pool(\"AveragePool\", ";
+  return {c.device("ops::" + fn + c.tensor(0) + ", " + args + ")", c.rank(0))};
+}
+
+}  // namespace
+
+void add_math_emitters(std::map<std::string, EmitEntry>& t) {
+  const std::pair<const char*, const char*> unary_fns[] = {
+      {"Neg", "Neg"},   {"Abs", "Abs"},     {"Exp", "Exp"},     {"Log", "Log"},
+      {"Sqrt", "Sqrt"}, {"Sin", "Sin"},     {"Cos", "Cos"},     {"Tanh", "Tanh"},
+      {"Erf", "Erf"},   {"Floor", "Floor"}, {"Ceil", "Ceil"},   {"Round", "Round"},
+      {"Sign", "Sign"}, {"Reciprocal", "Recip"}, {"Not", "LogicalNot"},
+  };
+  for (const auto& [op, fn] : unary_fns) t[op] = unary_fn(fn);
+  const std::pair<const char*, const char*> binary_fns[] = {
+      {"Add", "Add"},     {"Sub", "Sub"},   {"Mul", "Mul"},          {"Div", "Div"},
+      {"Equal", "Eq"},    {"Less", "Lt"},   {"Greater", "Gt"},       {"LessOrEqual", "Le"},
+      {"GreaterOrEqual", "Ge"}, {"And", "LogicalAnd"}, {"Or", "LogicalOr"}, {"Xor", "Ne"},
+  };
+  for (const auto& [op, fn] : binary_fns) t[op] = binary_fn(fn);
+  t["Relu"] = unary("ops::relu");
+  t["Sigmoid"] = unary("ops::sigmoid");
+  t["Pow"] = {pow, nullptr};
+  t["Max"] = {[](EmitContext& c) { return variadic(c, "Max"); }, nullptr};
+  t["Min"] = {[](EmitContext& c) { return variadic(c, "Min"); }, nullptr};
+  t["Sum"] = {[](EmitContext& c) { return variadic(c, "Add"); }, nullptr};
+  t["Clip"] = {clip, nullptr};
+  t["Cast"] = {cast, nullptr};
+  t["Where"] = {[](EmitContext& c) {
+                  std::string k = c.tensor(0), a = c.tensor(1), b = c.tensor(2);
+                  return Outputs{c.device("where(" + k + ", " + a + ", " + b + ")", max_rank(c))};
+                },
+                nullptr};
+  t["LeakyRelu"] = {[](EmitContext& c) {
+                      double a = c.attrs().attr_float("alpha", 0.01f);
+                      return Outputs{c.device(
+                          "ops::leaky_relu(" + c.tensor(0) + ", " + cpp_float(a) + ")", c.rank(0))};
+                    },
+                    nullptr};
+  t["HardSigmoid"] = {[](EmitContext& c) {
+                        double a = c.attrs().attr_float("alpha", 0.2f);
+                        double b = c.attrs().attr_float("beta", 0.5f);
+                        return Outputs{c.device("ops::hard_sigmoid(" + c.tensor(0) + ", " +
+                                                    cpp_float(a) + ", " + cpp_float(b) + ")",
+                                                c.rank(0))};
+                      },
+                      nullptr};
+  t["HardSwish"] = {[](EmitContext& c) {
+                      std::string x = c.tensor(0);
+                      return Outputs{c.device("bin(BinaryFn::Mul, " + x + ", ops::hard_sigmoid(" +
+                                                  x + ", 1.0 / 6.0, 0.5))",
+                                              c.rank(0))};
+                    },
+                    nullptr};
+  t["Softplus"] = {[](EmitContext& c) {
+                     return Outputs{c.device("ops::softplus(" + c.tensor(0) + ", 1.0)", c.rank(0))};
+                   },
+                   nullptr};
+  t["Softmax"] = {[](EmitContext& c) { return softmax(c, "softmax"); }, nullptr};
+  t["LogSoftmax"] = {[](EmitContext& c) { return softmax(c, "log_softmax"); }, nullptr};
+  t["MatMul"] = {matmul, nullptr};
+  t["Gemm"] = {gemm, nullptr};
+  t["LayerNormalization"] = {layer_norm, nullptr};
+  t["BatchNormalization"] = {batch_norm, nullptr};
+  t["Conv"] = {conv, nullptr};
+  t["MaxPool"] = {[](EmitContext& c) { return pool(c, true); }, nullptr};
+  t["AveragePool"] = {[](EmitContext& c) { return pool(c, false); }, nullptr};
+  t["GlobalAveragePool"] = {[](EmitContext& c) {
+                              return Outputs{c.device("global_pool(" + c.tensor(0) + ", false)", c.rank(0))};
+                            },
+                            nullptr};
+  t["GlobalMaxPool"] = {[](EmitContext& c) {
+                          return Outputs{c.device("global_pool(" + c.tensor(0) + ", true)", c.rank(0))};
+                        },
+                        nullptr};
+}
+
+}  // namespace ember::onnx_import::codegen

@@ -1,0 +1,240 @@
+// The helpers every generated model source starts with: the importer's rank alignment and
+// broadcasting (ops/helpers.h) and the shape-dependent parts of its converters (Reshape's 0 and
+// -1, Flatten, Slice ...), which read the tensors' dims when forward runs. Only public frontend
+// calls, so the generated code builds against the installed package alone.
+#include "import/onnx/codegen/prelude.h"
+
+namespace ember::onnx_import::codegen {
+
+const char* prelude() {
+  return R"CPP(namespace {
+
+using ember::RawTensor;
+using ember::ir::BinaryFn;
+using ember::ir::UnaryFn;
+namespace ops = ember::ops;
+
+// ONNX broadcasts by aligning trailing dims; the frontend's elementwise ops take equal ranks.
+RawTensor align(const RawTensor& t, int rank) {
+  return t.rank() < rank ? ops::unsqueeze(t, rank) : t;
+}
+
+RawTensor scalar_like(const RawTensor& like, double v) {
+  ember::Scalar s = ember::is_float(like.dtype()) ? ember::Scalar(v)
+                                                  : ember::Scalar(static_cast<int64_t>(v));
+  if (ember::is_bool(like.dtype())) s = ember::Scalar(static_cast<int64_t>(v != 0));
+  return ops::full(ember::Shape::ones(like.rank()), s, like.dtype(), like.device());
+}
+
+RawTensor bin(BinaryFn fn, const RawTensor& a, const RawTensor& b) {
+  int r = std::max(a.rank(), b.rank());
+  return ops::binary(fn, align(a, r), align(b, r));
+}
+RawTensor bin(BinaryFn fn, const RawTensor& a, double s) { return bin(fn, a, scalar_like(a, s)); }
+RawTensor un(UnaryFn fn, const RawTensor& a) { return ops::unary(fn, a); }
+
+RawTensor where(const RawTensor& cond, const RawTensor& a, const RawTensor& b) {
+  int r = std::max({cond.rank(), a.rank(), b.rank()});
+  return ops::mask_where(align(b, r), align(cond, r), align(a, r));
+}
+
+// Host values (shapes, scalars) as device tensors: rank 0 as shape [1].
+RawTensor upload_ints(std::vector<int64_t> v, int, ember::DType dtype, const ember::Device& d) {
+  auto n = static_cast<int64_t>(v.size());
+  return ops::cast(ember::detail::raw_from_data(ember::TensorData(v, ember::Shape{n}), d), dtype);
+}
+RawTensor upload_floats(std::vector<double> v, int, ember::DType dtype, const ember::Device& d) {
+  auto n = static_cast<int64_t>(v.size());
+  return ops::cast(ember::detail::raw_from_data(ember::TensorData(v, ember::Shape{n}), d), dtype);
+}
+
+// The ONNX dims of a tensor of ONNX rank `rank` (a rank-0 one is held as [1]).
+std::vector<int64_t> onnx_dims(const RawTensor& x, int rank) {
+  return rank == 0 ? std::vector<int64_t>{} : x.shape().vector();
+}
+
+int64_t numel(const std::vector<int64_t>& d) {
+  int64_t n = 1;
+  for (int64_t x : d) n *= x;
+  return n;
+}
+
+// x under ONNX dims `dims` (rank 0 as [1]); an empty result is made, not viewed (the frontend's
+// reshape reads a 0 as "keep this dim").
+RawTensor reshaped(const RawTensor& x, std::vector<int64_t> dims) {
+  if (dims.empty()) dims.push_back(1);
+  if (numel(dims) == 0) return ops::zeros(ember::Shape(dims), x.dtype(), x.device());
+  return ops::reshape(x, dims);
+}
+
+RawTensor reshape(const RawTensor& x, int rank, std::vector<int64_t> shape, bool allowzero) {
+  std::vector<int64_t> in = onnx_dims(x, rank);
+  int64_t known = 1, infer = -1;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == 0 && !allowzero && i < in.size()) shape[i] = in[i];
+    if (shape[i] == -1) {
+      infer = static_cast<int64_t>(i);
+    } else {
+      known *= shape[i];
+    }
+  }
+  if (infer >= 0) shape[infer] = known == 0 ? 0 : numel(in) / known;
+  if (numel(shape) != numel(in)) throw ember::Error("Reshape: the element counts differ");
+  return reshaped(x, shape);
+}
+
+RawTensor flatten(const RawTensor& x, int rank, int64_t axis) {
+  std::vector<int64_t> dims = onnx_dims(x, rank);
+  int64_t outer = 1;
+  for (int64_t d = 0; d < axis; ++d) outer *= dims[d];
+  return reshaped(x, {outer, numel(dims) / std::max<int64_t>(outer, 1)});
+}
+
+// Axes normalised and sorted by the generator.
+RawTensor squeeze(const RawTensor& x, int rank, const std::vector<int64_t>& axes) {
+  std::vector<int64_t> dims = onnx_dims(x, rank), out;
+  for (size_t d = 0; d < dims.size(); ++d) {
+    if (!std::binary_search(axes.begin(), axes.end(), static_cast<int64_t>(d))) {
+      out.push_back(dims[d]);
+    } else if (dims[d] != 1) {
+      throw ember::Error("Squeeze: a squeezed dim is not 1");
+    }
+  }
+  return reshaped(x, out);
+}
+
+RawTensor unsqueeze(const RawTensor& x, int rank, const std::vector<int64_t>& axes) {
+  std::vector<int64_t> dims = onnx_dims(x, rank), out;
+  size_t next = 0;
+  for (size_t d = 0; d < dims.size() + axes.size(); ++d) {
+    bool listed = std::binary_search(axes.begin(), axes.end(), static_cast<int64_t>(d));
+    out.push_back(listed ? 1 : dims.at(next++));
+  }
+  return reshaped(x, out);
+}
+
+// Bidirectional broadcasting to `shape` (the output rank is the larger one).
+RawTensor expand(const RawTensor& x, int rank, std::vector<int64_t> shape) {
+  std::vector<int64_t> dims = onnx_dims(x, rank);
+  size_t r = std::max(dims.size(), shape.size());
+  dims.insert(dims.begin(), r - dims.size(), 1);
+  shape.insert(shape.begin(), r - shape.size(), 1);
+  for (size_t d = 0; d < r; ++d) shape[d] = dims[d] == 1 ? shape[d] : dims[d];
+  if (r == 0) return x;
+  return ops::expand(align(x, static_cast<int>(r)), shape);
+}
+
+// ONNX Slice on the given axes (normalised by the generator); negative steps flip first.
+RawTensor slice(RawTensor x, const std::vector<int64_t>& starts, const std::vector<int64_t>& ends,
+                const std::vector<int64_t>& axes, const std::vector<int64_t>& steps) {
+  std::vector<ember::Range> ranges(x.rank(), ember::Range::all());
+  std::vector<int64_t> flips;
+  for (size_t i = 0; i < starts.size(); ++i) {
+    int64_t n = x.shape()[static_cast<int>(axes[i])], start = starts[i], end = ends[i];
+    int64_t step = steps[i];
+    if (start < 0) start += n;
+    if (end < 0) end += n;
+    int64_t count;
+    if (step > 0) {
+      start = std::clamp<int64_t>(start, 0, n);
+      end = std::clamp<int64_t>(end, 0, n);
+      count = end > start ? (end - start + step - 1) / step : 0;
+    } else {
+      start = std::clamp<int64_t>(start, 0, n - 1);
+      end = std::clamp<int64_t>(end, -1, n - 1);
+      count = start > end ? (start - end - step - 1) / -step : 0;
+      start = n - 1 - start;  // in the flipped axis
+      step = -step;
+      flips.push_back(axes[i]);
+    }
+    ranges[axes[i]] =
+        ember::Range(start, start + std::max<int64_t>(count - 1, 0) * step + (count ? 1 : 0), step);
+  }
+  if (!flips.empty()) x = ops::flip(x, flips);
+  return ops::slice(x, ranges);
+}
+
+// NumPy matmul: 1-D operands become a row (left) or column (right) and lose that dim again.
+RawTensor matmul(RawTensor a, int ra, RawTensor b, int rb) {
+  if (ra == 1) a = ops::reshape(a, {1, a.shape()[0]});
+  if (rb == 1) b = ops::reshape(b, {b.shape()[0], 1});
+  int r = std::max(a.rank(), b.rank());
+  RawTensor y = ops::matmul(align(a, r), align(b, r));
+  std::vector<int64_t> dims = y.shape().vector();
+  if (rb == 1) dims.erase(dims.end() - 1);
+  if (ra == 1) dims.erase(dims.end() - (rb == 1 ? 1 : 2));
+  return reshaped(y, dims);
+}
+
+// Gather along `axis` with indices of ONNX rank `idx_rank` (negative ones count from the end).
+RawTensor gather(const RawTensor& x, int rank, const RawTensor& index, int idx_rank, int64_t axis) {
+  std::vector<int64_t> dims = onnx_dims(x, rank), idims = onnx_dims(index, idx_rank);
+  RawTensor i = ops::cast(index, ember::DType::I64);
+  i = where(bin(BinaryFn::Lt, i, 0.0), bin(BinaryFn::Add, i, static_cast<double>(dims[axis])), i);
+  RawTensor y = ops::select(x, axis, ops::reshape(i, {numel(idims)}));
+  std::vector<int64_t> out(dims.begin(), dims.begin() + axis);
+  out.insert(out.end(), idims.begin(), idims.end());
+  out.insert(out.end(), dims.begin() + axis + 1, dims.end());
+  return reshaped(y, out);
+}
+
+// Normalised over the dims from `axis` on, statistics in f32 (ONNX's stash_type 1).
+RawTensor layer_norm(const RawTensor& x, int64_t axis, double eps, const RawTensor& scale,
+                     const RawTensor& bias) {
+  bool to_f32 = ember::is_float(x.dtype()) && x.dtype() != ember::DType::F64;
+  RawTensor xf = to_f32 ? ops::cast(x, ember::DType::F32) : x;
+  std::vector<int64_t> dims = xf.shape().vector();
+  int64_t outer = 1;
+  for (int64_t d = 0; d < axis; ++d) outer *= dims[d];
+  RawTensor flat = ops::reshape(xf, {outer, -1});
+  auto [var, mean] = ops::var_mean(flat, 1, 0);
+  RawTensor inv = un(UnaryFn::Recip, un(UnaryFn::Sqrt, bin(BinaryFn::Add, var, eps)));
+  RawTensor y = ops::reshape(bin(BinaryFn::Mul, bin(BinaryFn::Sub, flat, mean), inv), dims);
+  y = bin(BinaryFn::Mul, ops::cast(y, x.dtype()), scale);
+  return bias.defined() ? bin(BinaryFn::Add, y, bias) : y;
+}
+
+// A per-channel [C] tensor viewed as [1, C, 1, ...] against a rank-`rank` input.
+RawTensor per_channel(const RawTensor& t, int rank) {
+  std::vector<int64_t> view(rank, 1);
+  view[1] = t.shape().numel();
+  return ops::reshape(t, view);
+}
+
+// Inference batch normalisation with the running statistics.
+RawTensor batch_norm(const RawTensor& x, const RawTensor& scale, const RawTensor& b,
+                     const RawTensor& mean, const RawTensor& var, double eps) {
+  int r = x.rank();
+  RawTensor inv =
+      un(UnaryFn::Recip, un(UnaryFn::Sqrt, bin(BinaryFn::Add, per_channel(var, r), eps)));
+  RawTensor y = bin(BinaryFn::Mul, bin(BinaryFn::Sub, x, per_channel(mean, r)),
+                    bin(BinaryFn::Mul, inv, per_channel(scale, r)));
+  return bin(BinaryFn::Add, y, per_channel(b, r));
+}
+
+RawTensor global_pool(RawTensor x, bool max) {
+  for (int d = 2; d < x.rank(); ++d) {
+    x = max ? ops::reduce_dim(ember::ir::ReduceFn::Max, x, d) : ops::mean_dim(x, d);
+  }
+  return x;
+}
+
+// A graph output's host data in its ONNX shape (rank 0 included).
+ember::TensorData onnx_data(const RawTensor& t, int rank) {
+  ember::TensorData d = t.to_data();
+  if (rank > 0) return d;
+  return ember::TensorData(d.dtype(), ember::Shape{}, d.bytes());
+}
+
+// A graph input's tensor from host data (rank 0 as [1]).
+RawTensor from_onnx_data(const ember::TensorData& d, const ember::Device& device) {
+  if (d.shape().rank() > 0) return ember::detail::raw_from_data(d, device);
+  return ember::detail::raw_from_data(ember::TensorData(d.dtype(), ember::Shape{1}, d.bytes()),
+                                      device);
+}
+
+}  // namespace
+)CPP";
+}
+
+}  // namespace ember::onnx_import::codegen
