@@ -82,92 +82,119 @@ std::string header(const Model& m, const CppOptions& o, const Parts& p) {
     << ". Regenerate rather than edit.\n// " << m.num_params() << " parameters in "
     << p.params.size() << " tensors, saved beside this file as " << n << ".ember.\n"
     << "#include <ember/ember.h>\n#include <ember/nn/module.h>\n#include <ember/nn/param.h>\n\n"
-    << "#include <string>\n#include <vector>\n\nclass " << n << " {\n public:\n  struct Outputs {\n";
-  for (const auto& x : p.outputs) h << "    " << tensor_type(x.rank, x.dtype) << " " << x.var << ";  // " << x.doc << "\n";
-  h << "  };\n\n  explicit " << n << "(const ember::Device& device = ember::Device::default_device());\n"
+    << "#include <string>\n#include <vector>\n\nclass " << n
+    << " {\n public:\n  struct Outputs {\n";
+  for (const auto& x : p.outputs)
+    h << "    " << tensor_type(x.rank, x.dtype) << " " << x.var << ";  // " << x.doc << "\n";
+  h << "  };\n\n  explicit " << n
+    << "(const ember::Device& device = ember::Device::default_device());\n"
     << "  // Loads the parameter values ember-onnx saved (" << n << ".ember); throws ember::Error\n"
-    << "  // naming the file when a tensor is missing or of another shape, leaving *this as it was.\n"
-    << "  void load_record(const std::string& path);\n  // Symbolic dims take the sizes of the tensors given.\n";
+    << "  // naming the file when a tensor is missing or of another shape, leaving *this as it "
+       "was.\n"
+    << "  void load_record(const std::string& path);\n  // Symbolic dims take the sizes of the "
+       "tensors given.\n";
   for (const auto& x : p.inputs) h << "  //   " << x.doc << "\n";
   h << "  Outputs forward(";
   for (size_t i = 0; i < p.inputs.size(); ++i) {
-    h << (i ? ", " : "") << "const " << tensor_type(p.inputs[i].rank, p.inputs[i].dtype) << "& " << p.inputs[i].var;
+    h << (i ? ", " : "") << "const " << tensor_type(p.inputs[i].rank, p.inputs[i].dtype) << "& "
+      << p.inputs[i].var;
   }
-  h << ") const;\n  // forward on host data in the ONNX shapes (rank 0 included), outputs in order.\n"
-    << "  std::vector<ember::TensorData> run(const std::vector<ember::TensorData>& inputs) const;\n\n";
+  h << ") const;\n  // forward on host data in the ONNX shapes (rank 0 included), outputs in "
+       "order.\n"
+    << "  std::vector<ember::TensorData> run(const std::vector<ember::TensorData>& inputs) "
+       "const;\n\n";
   const auto& entries = m.weights().entries;
   for (size_t i = 0; i < entries.size(); ++i) {
-    h << "  " << param_type(entries[i]) << " " << p.params[i] << ";  // " << entries[i].name << " " << param_shape(entries[i]) << "\n";
+    h << "  " << param_type(entries[i]) << " " << p.params[i] << ";  // " << entries[i].name << " "
+      << param_shape(entries[i]) << "\n";
   }
   h << "\n  static constexpr const char* module_name() { return \"" << n << "\"; }\n"
     << "  // Record paths are the ONNX initializer names.\n"
     << "  template <class Self, class F>\n  static void for_each_field(Self& self, F&& f) {\n";
-  for (size_t i = 0; i < entries.size(); ++i) h << "    f(\"" << entries[i].name << "\", self." << p.params[i] << ");\n";
+  for (size_t i = 0; i < entries.size(); ++i)
+    h << "    f(\"" << entries[i].name << "\", self." << p.params[i] << ");\n";
   if (entries.empty()) h << "    (void)self;\n    (void)f;\n";
   h << "  }\n  EMBER_MODULE_METHODS(" << n << ")\n\n private:\n  ember::Device device_;\n";
-  for (const auto& c : p.walk.constants) h << "  ember::RawTensor " << c.var << ";  // " << c.onnx << "\n";
+  for (const auto& c : p.walk.constants)
+    h << "  ember::RawTensor " << c.var << ";  // " << c.onnx << "\n";
   h << "};\n";
   return h.str();
 }
 
 std::string constant_init(const ConstantMember& c) {
   const TensorData& d = c.data;
-  std::string type = is_float(d.dtype()) ? (d.dtype() == DType::F64 ? "double" : "float") : "int64_t";
+  std::string type =
+      is_float(d.dtype()) ? (d.dtype() == DType::F64 ? "double" : "float") : "int64_t";
   std::string values;
   if (is_float(d.dtype())) {
     for (double v : d.to_vec<double>()) values += (values.empty() ? "" : ", ") + cpp_float(v);
   } else {
-    for (int64_t v : d.to_vec<int64_t>()) values += (values.empty() ? "" : ", ") + std::to_string(v);
+    for (int64_t v : d.to_vec<int64_t>())
+      values += (values.empty() ? "" : ", ") + std::to_string(v);
   }
   std::vector<int64_t> dims = d.shape().vector();
   if (dims.empty()) dims.push_back(1);
-  return "  " + c.var + " = ops::cast(ember::detail::raw_from_data(ember::TensorData(std::vector<" + type +
-         ">{" + values + "}, ember::Shape" + cpp_ints(dims) + "), device), " + cpp_dtype(d.dtype()) + ");\n";
+  return "  " + c.var + " = ops::cast(ember::detail::raw_from_data(ember::TensorData(std::vector<" +
+         type + ">{" + values + "}, ember::Shape" + cpp_ints(dims) + "), device), " +
+         cpp_dtype(d.dtype()) + ");\n";
 }
 
 std::string source(const Model& m, const CppOptions& o, const Parts& p) {
   const std::string& n = o.class_name;
   std::ostringstream s;
-  s << "// " << n << ": generated by ember-onnx from " << o.source_name << ". Regenerate rather than edit.\n"
-    << "#include \"" << n << ".h\"\n\n#include <ember/frontend/module_ops.h>\n#include <ember/frontend/ops.h>\n"
-    << "#include <ember/nn/record.h>\n\n#include <algorithm>\n#include <cmath>\n#include <limits>\n#include <optional>\n\n"
-    << prelude() << "\n" << n << "::" << n << "(const ember::Device& device)\n    : ";
+  s << "// " << n << ": generated by ember-onnx from " << o.source_name
+    << ". Regenerate rather than edit.\n"
+    << "#include \"" << n
+    << ".h\"\n\n#include <ember/frontend/module_ops.h>\n#include <ember/frontend/ops.h>\n"
+    << "#include <ember/nn/record.h>\n\n#include <algorithm>\n#include <cmath>\n#include "
+       "<limits>\n#include <optional>\n\n"
+    << prelude() << "\n"
+    << n << "::" << n << "(const ember::Device& device)\n    : ";
   const auto& entries = m.weights().entries;
   for (size_t i = 0; i < entries.size(); ++i) {
     const auto& e = entries[i];
     std::string t = param_type(e), shape = "ember::Shape" + param_shape(e);
     std::string dt = std::visit([](const auto& q) { return cpp_dtype(q.val().dtype()); }, e.param);
     // Lazy: a load right after construction never makes the placeholder values.
-    s << p.params[i] << "(" << t << "::lazy(ember::nn::ParamId(), " << shape << ", device, true,\n        [](const ember::Device& d) { return ember::Tensor<" << std::max(e.onnx_rank, 1)
-      << ">(ops::zeros(" << shape << ", " << dt << ", d)); })),\n      ";
+    s << p.params[i] << "(" << t << "::lazy(ember::nn::ParamId(), " << shape
+      << ", device, true,\n        [](const ember::Device& d) { return ember::Tensor<"
+      << std::max(e.onnx_rank, 1) << ">(ops::zeros(" << shape << ", " << dt
+      << ", d)); })),\n      ";
   }
   s << "device_(device) {\n";
   for (const auto& c : p.walk.constants) s << constant_init(c);
-  s << "}\n\nvoid " << n << "::load_record(const std::string& path) { *this = ember::nn::load(*this, path); }\n\n"
+  s << "}\n\nvoid " << n
+    << "::load_record(const std::string& path) { *this = ember::nn::load(*this, path); }\n\n"
     << n << "::Outputs " << n << "::forward(";
   for (size_t i = 0; i < p.inputs.size(); ++i) {
-    s << (i ? ", " : "") << "const " << tensor_type(p.inputs[i].rank, p.inputs[i].dtype) << "& " << p.inputs[i].var;
+    s << (i ? ", " : "") << "const " << tensor_type(p.inputs[i].rank, p.inputs[i].dtype) << "& "
+      << p.inputs[i].var;
   }
   s << ") const {\n";
   for (size_t i = 0; i < p.inputs.size(); ++i) {
-    s << "  const RawTensor in" << i << " = ops::cast(" << p.inputs[i].var << ".raw(), " << cpp_dtype(p.inputs[i].dtype) << ");\n";
+    s << "  const RawTensor in" << i << " = ops::cast(" << p.inputs[i].var << ".raw(), "
+      << cpp_dtype(p.inputs[i].dtype) << ");\n";
   }
-  for (size_t i = 0; i < entries.size(); ++i) s << "  const RawTensor w" << i << " = " << p.params[i] << ".val().raw();\n";
+  for (size_t i = 0; i < entries.size(); ++i)
+    s << "  const RawTensor w" << i << " = " << p.params[i] << ".val().raw();\n";
   for (const auto& line : p.walk.body.lines) s << "  " << line << "\n";
   s << "  return Outputs{";
   for (size_t i = 0; i < p.outputs.size(); ++i) {
     s << (i ? ", " : "") << tensor_type(p.outputs[i].rank, p.outputs[i].dtype) << "(ops::cast("
       << p.walk.syms.at(m.outputs()[i].name).var << ", " << cpp_dtype(p.outputs[i].dtype) << "))";
   }
-  s << "};\n}\n\nstd::vector<ember::TensorData> " << n << "::run(const std::vector<ember::TensorData>& inputs) const {\n"
-    << "  if (inputs.size() != " << p.inputs.size() << ") throw ember::Error(\"" << n << "::run: takes "
-    << p.inputs.size() << " inputs\");\n  Outputs out = forward(";
+  s << "};\n}\n\nstd::vector<ember::TensorData> " << n
+    << "::run(const std::vector<ember::TensorData>& inputs) const {\n"
+    << "  if (inputs.size() != " << p.inputs.size() << ") throw ember::Error(\"" << n
+    << "::run: takes " << p.inputs.size() << " inputs\");\n  Outputs out = forward(";
   for (size_t i = 0; i < p.inputs.size(); ++i) {
-    s << (i ? ", " : "") << tensor_type(p.inputs[i].rank, p.inputs[i].dtype) << "(from_onnx_data(inputs[" << i << "], device_))";
+    s << (i ? ", " : "") << tensor_type(p.inputs[i].rank, p.inputs[i].dtype)
+      << "(from_onnx_data(inputs[" << i << "], device_))";
   }
   s << ");\n  return {";
   for (size_t i = 0; i < p.outputs.size(); ++i) {
-    s << (i ? ", " : "") << "onnx_data(out." << p.outputs[i].var << ".raw(), " << p.outputs[i].rank << ")";
+    s << (i ? ", " : "") << "onnx_data(out." << p.outputs[i].var << ".raw(), " << p.outputs[i].rank
+      << ")";
   }
   s << "};\n}\n";
   return s.str();
@@ -178,11 +205,18 @@ std::string cmake(const CppOptions& o) {
   return "# " + n + ": generated by ember-onnx from " + o.source_name +
          ". Builds the model as a library against an installed Ember\n"
          "# (cmake -DCMAKE_PREFIX_PATH=<prefix>), or as a subdirectory of a project.\n"
-         "cmake_minimum_required(VERSION 3.25)\nproject(" + n + " LANGUAGES CXX)\n"
+         "cmake_minimum_required(VERSION 3.25)\nproject(" +
+         n +
+         " LANGUAGES CXX)\n"
          "if(NOT TARGET ember::nn)\n  find_package(ember 0.1 REQUIRED)\nendif()\n"
-         "add_library(" + n + " STATIC " + n + ".cc)\n"
-         "target_link_libraries(" + n + " PUBLIC ember::nn)\n"
-         "target_include_directories(" + n + " PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})\n";
+         "add_library(" +
+         n + " STATIC " + n +
+         ".cc)\n"
+         "target_link_libraries(" +
+         n +
+         " PUBLIC ember::nn)\n"
+         "target_include_directories(" +
+         n + " PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})\n";
 }
 
 }  // namespace
@@ -207,7 +241,8 @@ CppFiles generate_cpp(const Model& model, const CppOptions& options) {
   for (const auto& o : model.outputs()) {
     auto it = p.walk.syms.find(o.name);
     if (it == p.walk.syms.end()) continue;  // its node is reported
-    if (it->second.host) problems.push_back("output '" + o.name + "' is a host value (a shape or a constant)");
+    if (it->second.host)
+      problems.push_back("output '" + o.name + "' is a host value (a shape or a constant)");
   }
   if (!problems.empty()) {
     std::string msg = "onnx: '" + options.source_name + "': " + std::to_string(problems.size()) +

@@ -102,8 +102,9 @@ std::string cpp_list(const std::vector<std::string>& v) {
 
 std::string cpp_float(double v) {
   if (std::isnan(v)) return "std::numeric_limits<double>::quiet_NaN()";
-  if (std::isinf(v)) return v > 0 ? "std::numeric_limits<double>::infinity()"
-                                   : "-std::numeric_limits<double>::infinity()";
+  if (std::isinf(v))
+    return v > 0 ? "std::numeric_limits<double>::infinity()"
+                 : "-std::numeric_limits<double>::infinity()";
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.17g", v);
   std::string s = buf;

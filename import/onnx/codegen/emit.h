@@ -42,8 +42,11 @@ struct Unsupported {
 class EmitContext {
  public:
   EmitContext(const ::onnx::NodeProto& node, int opset, std::vector<const Sym*> inputs, Body& body)
-      : node_(node), opset_(opset), attrs_(node, opset, Device::cpu_reference(), {}),
-        inputs_(std::move(inputs)), body_(body) {}
+      : node_(node),
+        opset_(opset),
+        attrs_(node, opset, Device::cpu_reference(), {}),
+        inputs_(std::move(inputs)),
+        body_(body) {}
 
   const ::onnx::NodeProto& node() const { return node_; }
   int opset() const { return opset_; }
@@ -93,10 +96,10 @@ struct EmitEntry {
 const std::map<std::string, EmitEntry>& emit_table();
 
 // C++ helpers of the emitters.
-std::string cpp_dtype(DType d);                        // "ember::DType::F32"
-std::string cpp_ints(const std::vector<int64_t>& v);   // "{1, 2, 3}"
+std::string cpp_dtype(DType d);                           // "ember::DType::F32"
+std::string cpp_ints(const std::vector<int64_t>& v);      // "{1, 2, 3}"
 std::string cpp_list(const std::vector<std::string>& v);  // "{a, b}"
-std::string cpp_float(double v);                       // a double literal that round-trips
+std::string cpp_float(double v);                          // a double literal that round-trips
 bool is_literal(const std::string& expr);
 
 }  // namespace ember::onnx_import::codegen

@@ -12,16 +12,16 @@ namespace ember::onnx_import::codegen {
 
 // A constant the generated module holds as a device tensor (too large for a host value).
 struct ConstantMember {
-  std::string var;    // the member's name
-  std::string onnx;   // the value's ONNX name
+  std::string var;   // the member's name
+  std::string onnx;  // the value's ONNX name
   TensorData data;
 };
 
 struct Walk {
   Body body;
-  std::map<std::string, Sym> syms;       // by ONNX value name
+  std::map<std::string, Sym> syms;  // by ONNX value name
   std::vector<ConstantMember> constants;
-  std::vector<std::string> problems;     // "node 'n' (Op): why", every one found
+  std::vector<std::string> problems;  // "node 'n' (Op): why", every one found
 };
 
 // input_vars[i] names the RawTensor of graph input i, param_vars[i] that of weights entry i.

@@ -57,7 +57,8 @@ Outputs cast(EmitContext& c) {
   if (!to || is_bool(*to) || is_bool(x.dtype)) return {};
   std::vector<std::string> out = x.elems;
   if (is_float(*to) != is_float(x.dtype)) {
-    for (auto& e : out) e = std::string("static_cast<") + (is_float(*to) ? "double" : "int64_t") + ">(" + e + ")";
+    for (auto& e : out)
+      e = std::string("static_cast<") + (is_float(*to) ? "double" : "int64_t") + ">(" + e + ")";
   }
   return {c.host_value(out, x.rank, *to)};
 }
@@ -116,7 +117,8 @@ Outputs slice(EmitContext& c) {
 
 Outputs neg(EmitContext& c) {
   std::vector<std::string> out;
-  for (const auto& e : c.in(0).elems) out.push_back(literal_int(e) && e[0] != '-' ? "-" + e : "(-" + e + ")");
+  for (const auto& e : c.in(0).elems)
+    out.push_back(literal_int(e) && e[0] != '-' ? "-" + e : "(-" + e + ")");
   return {c.host_value(out, c.rank(0), c.in(0).dtype)};
 }
 
@@ -124,7 +126,8 @@ Outputs neg(EmitContext& c) {
 
 void add_host_emitters(std::map<std::string, EmitEntry>& t) {
   const std::pair<const char*, const char*> ops[] = {
-      {"Add", "+"}, {"Sub", "-"}, {"Mul", "*"}, {"Div", "/"}, {"Pow", "pow"}, {"Max", "max"}, {"Min", "min"},
+      {"Add", "+"},   {"Sub", "-"},   {"Mul", "*"},   {"Div", "/"},
+      {"Pow", "pow"}, {"Max", "max"}, {"Min", "min"},
   };
   for (const auto& [op, sym] : ops) {
     // Max and Min are variadic: the host form takes the two-input case.

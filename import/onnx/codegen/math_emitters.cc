@@ -33,11 +33,12 @@ EmitEntry unary_fn(const std::string& fn) {
 }
 
 EmitEntry binary_fn(const std::string& fn) {
-  return {[fn](EmitContext& c) {
-            std::string a = c.tensor(0), b = c.tensor(1);
-            return Outputs{c.device("bin(BinaryFn::" + fn + ", " + a + ", " + b + ")", max_rank(c))};
-          },
-          nullptr};
+  return {
+      [fn](EmitContext& c) {
+        std::string a = c.tensor(0), b = c.tensor(1);
+        return Outputs{c.device("bin(BinaryFn::" + fn + ", " + a + ", " + b + ")", max_rank(c))};
+      },
+      nullptr};
 }
 
 Outputs pow(EmitContext& c) {
@@ -49,7 +50,8 @@ Outputs pow(EmitContext& c) {
 
 Outputs variadic(EmitContext& c, const std::string& fn) {
   std::string acc = c.tensor(0);
-  for (int i = 1; i < c.num_inputs(); ++i) acc = "bin(BinaryFn::" + fn + ", " + acc + ", " + c.tensor(i) + ")";
+  for (int i = 1; i < c.num_inputs(); ++i)
+    acc = "bin(BinaryFn::" + fn + ", " + acc + ", " + c.tensor(i) + ")";
   return {c.device(acc, max_rank(c))};
 }
 
@@ -58,8 +60,10 @@ Outputs clip(EmitContext& c) {
   if (c.has_input(1)) x = "bin(BinaryFn::Max, " + x + ", " + c.tensor(1) + ")";
   if (c.has_input(2)) x = "bin(BinaryFn::Min, " + x + ", " + c.tensor(2) + ")";
   const NodeContext& a = c.attrs();
-  if (a.has_attr("min")) x = "bin(BinaryFn::Max, " + x + ", " + cpp_float(a.attr_float("min", 0)) + ")";
-  if (a.has_attr("max")) x = "bin(BinaryFn::Min, " + x + ", " + cpp_float(a.attr_float("max", 0)) + ")";
+  if (a.has_attr("min"))
+    x = "bin(BinaryFn::Max, " + x + ", " + cpp_float(a.attr_float("min", 0)) + ")";
+  if (a.has_attr("max"))
+    x = "bin(BinaryFn::Min, " + x + ", " + cpp_float(a.attr_float("max", 0)) + ")";
   return {c.device(x, c.rank(0))};
 }
 
@@ -73,7 +77,8 @@ Outputs softmax(EmitContext& c, const std::string& fn) {
   if (c.opset() < 13) c.unsupported("softmax before opset 13 (over flattened trailing dims)");
   int rank = std::max(c.rank(0), 1);
   int64_t axis = c.attrs().axis(c.attrs().attr_int("axis", -1), rank);
-  return {c.device("ops::" + fn + "(" + c.tensor(0) + ", " + std::to_string(axis) + ")", c.rank(0))};
+  return {
+      c.device("ops::" + fn + "(" + c.tensor(0) + ", " + std::to_string(axis) + ")", c.rank(0))};
 }
 
 Outputs matmul(EmitContext& c) {
@@ -81,9 +86,8 @@ Outputs matmul(EmitContext& c) {
   int out = std::max(ra, rb) - (ra == 1) - (rb == 1);
   if (ra == 1 && rb == 1) out = 0;
   std::string a = c.tensor(0), b = c.tensor(1);
-  return {c.device("matmul(" + a + ", " + std::to_string(ra) + ", " + b + ", " +
-                       std::to_string(rb) + ")",
-                   out)};
+  return {c.device(
+      "matmul(" + a + ", " + std::to_string(ra) + ", " + b + ", " + std::to_string(rb) + ")", out)};
 }
 
 Outputs gemm(EmitContext& c) {
@@ -131,8 +135,10 @@ struct Window {
 Window window(EmitContext& c, std::vector<int64_t> kernel) {
   const NodeContext& a = c.attrs();
   size_t n = kernel.size();
-  Window w{kernel, a.attr_ints("strides", std::vector<int64_t>(n, 1)),
-           a.attr_ints("dilations", std::vector<int64_t>(n, 1)), {}};
+  Window w{kernel,
+           a.attr_ints("strides", std::vector<int64_t>(n, 1)),
+           a.attr_ints("dilations", std::vector<int64_t>(n, 1)),
+           {}};
   std::string autopad = a.attr_string("auto_pad", "NOTSET");
   std::vector<int64_t> pads = a.attr_ints("pads", std::vector<int64_t>(2 * n, 0));
   if (autopad == "VALID") pads.assign(2 * n, 0);
@@ -149,10 +155,11 @@ Outputs conv(EmitContext& c) {
   if (kernel.empty()) c.unsupported("a Conv without kernel_shape");
   Window w = window(c, kernel);
   std::string x = c.tensor(0), weight = c.tensor(1);
-  std::string bias = c.has_input(2) ? "std::optional<RawTensor>(" + c.tensor(2) + ")" : "std::nullopt";
+  std::string bias =
+      c.has_input(2) ? "std::optional<RawTensor>(" + c.tensor(2) + ")" : "std::nullopt";
   std::string args = "ops::ConvArgs{" + cpp_ints(w.stride) + ", " + cpp_ints(w.pads) + ", " +
-                     cpp_ints(w.dilation) + ", " +
-                     std::to_string(c.attrs().attr_int("group", 1)) + ", {}}";
+                     cpp_ints(w.dilation) + ", " + std::to_string(c.attrs().attr_int("group", 1)) +
+                     ", {}}";
   return {c.device("ops::conv(\"Conv\", " + x + ", " + weight + ", " + bias + ", " + args + ")",
                    c.rank(0))};
 }
@@ -162,7 +169,8 @@ Outputs pool(EmitContext& c, bool max) {
   Window w = window(c, c.attrs().attr_ints("kernel_shape"));
   for (size_t d = 0; d < w.kernel.size(); ++d) {
     // The frontend's pools take pads up to half the kernel (PyTorch's rule).
-    if (2 * w.pads[d] > (w.kernel[d] - 1) * w.dilation[d] + 1) c.unsupported("pads over half the kernel");
+    if (2 * w.pads[d] > (w.kernel[d] - 1) * w.dilation[d] + 1)
+      c.unsupported("pads over half the kernel");
   }
   std::string args = "ops::PoolArgs{" + cpp_ints(w.kernel) + ", " + cpp_ints(w.stride) + ", " +
                      cpp_ints(w.pads) + ", " + cpp_ints(w.dilation) + ", " +
@@ -172,19 +180,44 @@ Outputs pool(EmitContext& c, bool max) {
   return {c.device("ops::" + fn + c.tensor(0) + ", " + args + ")", c.rank(0))};
 }
 
+// ReduceSum/Mean/Max/Min/Prod: axes from input 1 (ReduceSum from opset 13) or the attribute;
+// none reduces all, unless noop_with_empty_axes.
+EmitEntry reduction(const std::string& fn, bool mean) {
+  return {[fn, mean](EmitContext& c) {
+            const NodeContext& a = c.attrs();
+            int rank = c.rank(0);
+            std::vector<int64_t> axes = c.has_input(1) ? c.const_ints(1) : a.attr_ints("axes");
+            if (axes.empty() && a.attr_int("noop_with_empty_axes", 0)) return Outputs{c.in(0)};
+            if (axes.empty()) {
+              for (int d = 0; d < rank; ++d) axes.push_back(d);
+            }
+            for (auto& x : axes) x = a.axis(x, rank);
+            std::sort(axes.begin(), axes.end());
+            axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
+            bool keep = a.attr_int("keepdims", 1);
+            int out = keep ? rank : rank - static_cast<int>(axes.size());
+            return Outputs{c.device("reduce(" + c.tensor(0) + ", " + std::to_string(rank) +
+                                        ", ember::ir::ReduceFn::" + fn + ", " +
+                                        (mean ? "true" : "false") + ", " + cpp_ints(axes) + ", " +
+                                        (keep ? "true" : "false") + ")",
+                                    out)};
+          },
+          nullptr};
+}
+
 }  // namespace
 
 void add_math_emitters(std::map<std::string, EmitEntry>& t) {
   const std::pair<const char*, const char*> unary_fns[] = {
-      {"Neg", "Neg"},   {"Abs", "Abs"},     {"Exp", "Exp"},     {"Log", "Log"},
-      {"Sqrt", "Sqrt"}, {"Sin", "Sin"},     {"Cos", "Cos"},     {"Tanh", "Tanh"},
-      {"Erf", "Erf"},   {"Floor", "Floor"}, {"Ceil", "Ceil"},   {"Round", "Round"},
+      {"Neg", "Neg"},   {"Abs", "Abs"},          {"Exp", "Exp"},        {"Log", "Log"},
+      {"Sqrt", "Sqrt"}, {"Sin", "Sin"},          {"Cos", "Cos"},        {"Tanh", "Tanh"},
+      {"Erf", "Erf"},   {"Floor", "Floor"},      {"Ceil", "Ceil"},      {"Round", "Round"},
       {"Sign", "Sign"}, {"Reciprocal", "Recip"}, {"Not", "LogicalNot"},
   };
   for (const auto& [op, fn] : unary_fns) t[op] = unary_fn(fn);
   const std::pair<const char*, const char*> binary_fns[] = {
-      {"Add", "Add"},     {"Sub", "Sub"},   {"Mul", "Mul"},          {"Div", "Div"},
-      {"Equal", "Eq"},    {"Less", "Lt"},   {"Greater", "Gt"},       {"LessOrEqual", "Le"},
+      {"Add", "Add"},           {"Sub", "Sub"},        {"Mul", "Mul"},      {"Div", "Div"},
+      {"Equal", "Eq"},          {"Less", "Lt"},        {"Greater", "Gt"},   {"LessOrEqual", "Le"},
       {"GreaterOrEqual", "Ge"}, {"And", "LogicalAnd"}, {"Or", "LogicalOr"}, {"Xor", "Ne"},
   };
   for (const auto& [op, fn] : binary_fns) t[op] = binary_fn(fn);
@@ -228,6 +261,11 @@ void add_math_emitters(std::map<std::string, EmitEntry>& t) {
                    nullptr};
   t["Softmax"] = {[](EmitContext& c) { return softmax(c, "softmax"); }, nullptr};
   t["LogSoftmax"] = {[](EmitContext& c) { return softmax(c, "log_softmax"); }, nullptr};
+  t["ReduceSum"] = reduction("Sum", false);
+  t["ReduceMean"] = reduction("Sum", true);
+  t["ReduceMax"] = reduction("Max", false);
+  t["ReduceMin"] = reduction("Min", false);
+  t["ReduceProd"] = reduction("Prod", false);
   t["MatMul"] = {matmul, nullptr};
   t["Gemm"] = {gemm, nullptr};
   t["LayerNormalization"] = {layer_norm, nullptr};
@@ -235,14 +273,16 @@ void add_math_emitters(std::map<std::string, EmitEntry>& t) {
   t["Conv"] = {conv, nullptr};
   t["MaxPool"] = {[](EmitContext& c) { return pool(c, true); }, nullptr};
   t["AveragePool"] = {[](EmitContext& c) { return pool(c, false); }, nullptr};
-  t["GlobalAveragePool"] = {[](EmitContext& c) {
-                              return Outputs{c.device("global_pool(" + c.tensor(0) + ", false)", c.rank(0))};
-                            },
-                            nullptr};
-  t["GlobalMaxPool"] = {[](EmitContext& c) {
-                          return Outputs{c.device("global_pool(" + c.tensor(0) + ", true)", c.rank(0))};
-                        },
-                        nullptr};
+  t["GlobalAveragePool"] = {
+      [](EmitContext& c) {
+        return Outputs{c.device("global_pool(" + c.tensor(0) + ", false)", c.rank(0))};
+      },
+      nullptr};
+  t["GlobalMaxPool"] = {
+      [](EmitContext& c) {
+        return Outputs{c.device("global_pool(" + c.tensor(0) + ", true)", c.rank(0))};
+      },
+      nullptr};
 }
 
 }  // namespace ember::onnx_import::codegen

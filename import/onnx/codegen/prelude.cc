@@ -7,7 +7,7 @@
 namespace ember::onnx_import::codegen {
 
 const char* prelude() {
-  return R"CPP(namespace {
+  return R"PRELUDE(namespace {
 
 using ember::RawTensor;
 using ember::ir::BinaryFn;
@@ -212,6 +212,24 @@ RawTensor batch_norm(const RawTensor& x, const RawTensor& scale, const RawTensor
   return bin(BinaryFn::Add, y, per_channel(b, r));
 }
 
+// Reduced over `axes` (normalised and sorted by the generator); a mean divides by their sizes.
+// Without keepdims the reduced axes are dropped.
+RawTensor reduce(RawTensor x, int rank, ember::ir::ReduceFn fn, bool mean,
+                 const std::vector<int64_t>& axes, bool keepdims) {
+  int64_t count = 1;
+  for (int64_t a : axes) {
+    count *= x.shape()[static_cast<int>(a)];
+    x = ops::reduce_dim(fn, x, a);
+  }
+  if (mean) x = bin(BinaryFn::Div, x, static_cast<double>(count));
+  if (keepdims) return x;
+  std::vector<int64_t> dims;
+  for (int d = 0; d < rank; ++d) {
+    if (!std::binary_search(axes.begin(), axes.end(), d)) dims.push_back(x.shape()[d]);
+  }
+  return reshaped(x, dims);
+}
+
 RawTensor global_pool(RawTensor x, bool max) {
   for (int d = 2; d < x.rank(); ++d) {
     x = max ? ops::reduce_dim(ember::ir::ReduceFn::Max, x, d) : ops::mean_dim(x, d);
@@ -234,7 +252,7 @@ RawTensor from_onnx_data(const ember::TensorData& d, const ember::Device& device
 }
 
 }  // namespace
-)CPP";
+)PRELUDE";
 }
 
 }  // namespace ember::onnx_import::codegen

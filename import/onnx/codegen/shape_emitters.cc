@@ -49,7 +49,8 @@ Outputs flatten(EmitContext& c) {
   int64_t axis = c.attrs().attr_int("axis", 1);
   if (axis < 0) axis += rank;
   if (axis < 0 || axis > rank) c.unsupported("axis out of range");
-  return {c.device("flatten(" + c.tensor(0) + ", " + r(rank) + ", " + std::to_string(axis) + ")", 2)};
+  return {
+      c.device("flatten(" + c.tensor(0) + ", " + r(rank) + ", " + std::to_string(axis) + ")", 2)};
 }
 
 Outputs squeeze(EmitContext& c) {
@@ -57,20 +58,23 @@ Outputs squeeze(EmitContext& c) {
   // Without axes the result's rank depends on which dims are 1 when it runs.
   if (axes.empty()) c.unsupported("Squeeze without axes");
   int out = c.rank(0) - static_cast<int>(axes.size());
-  return {c.device("squeeze(" + c.tensor(0) + ", " + r(c.rank(0)) + ", " + cpp_ints(axes) + ")", out)};
+  return {
+      c.device("squeeze(" + c.tensor(0) + ", " + r(c.rank(0)) + ", " + cpp_ints(axes) + ")", out)};
 }
 
 Outputs unsqueeze(EmitContext& c) {
   std::vector<int64_t> in = axes_of(c);
   int out = c.rank(0) + static_cast<int>(in.size());
   std::vector<int64_t> axes = norm_axes(c, in, out);
-  return {c.device("unsqueeze(" + c.tensor(0) + ", " + r(c.rank(0)) + ", " + cpp_ints(axes) + ")", out)};
+  return {c.device("unsqueeze(" + c.tensor(0) + ", " + r(c.rank(0)) + ", " + cpp_ints(axes) + ")",
+                   out)};
 }
 
 Outputs expand(EmitContext& c) {
   const auto& shape = c.host(1);
   int out = std::max(c.rank(0), static_cast<int>(shape.size()));
-  return {c.device("expand(" + c.tensor(0) + ", " + r(c.rank(0)) + ", " + cpp_list(shape) + ")", out)};
+  return {
+      c.device("expand(" + c.tensor(0) + ", " + r(c.rank(0)) + ", " + cpp_list(shape) + ")", out)};
 }
 
 Outputs concat(EmitContext& c) {
@@ -92,8 +96,8 @@ Outputs slice(EmitContext& c) {
   }
   std::vector<std::string> steps(starts.size(), "1");
   if (c.has_input(4)) steps = c.host(4);
-  return {c.device("slice(" + c.tensor(0) + ", " + cpp_list(starts) + ", " + cpp_list(ends) +
-                       ", " + cpp_ints(axes) + ", " + cpp_list(steps) + ")",
+  return {c.device("slice(" + c.tensor(0) + ", " + cpp_list(starts) + ", " + cpp_list(ends) + ", " +
+                       cpp_ints(axes) + ", " + cpp_list(steps) + ")",
                    rank)};
 }
 
@@ -109,12 +113,14 @@ Outputs gather(EmitContext& c) {
 // The dims of a device tensor, read when forward runs.
 Outputs shape(EmitContext& c) {
   const Sym& x = c.in(0);
-  int64_t rank = x.rank, start = c.attrs().attr_int("start", 0), end = c.attrs().attr_int("end", rank);
+  int64_t rank = x.rank, start = c.attrs().attr_int("start", 0),
+          end = c.attrs().attr_int("end", rank);
   start = std::clamp<int64_t>(start < 0 ? start + rank : start, 0, rank);
   end = std::clamp<int64_t>(end < 0 ? end + rank : end, start, rank);
   std::vector<std::string> dims;
   for (int64_t d = start; d < end; ++d) {
-    dims.push_back(x.host ? std::to_string(x.elems.size()) : x.var + ".shape()[" + std::to_string(d) + "]");
+    dims.push_back(x.host ? std::to_string(x.elems.size())
+                          : x.var + ".shape()[" + std::to_string(d) + "]");
   }
   return {c.host_value(dims, 1, DType::I64, /*bind=*/false)};
 }

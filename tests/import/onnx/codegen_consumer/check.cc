@@ -54,7 +54,8 @@ int main(int argc, char** argv) {
   bool ok = got.size() == expected.size();
   for (size_t i = 0; ok && i < got.size(); ++i) {
     ok = compare(got[i].convert(ember::DType::F32), expected[i].convert(ember::DType::F32),
-                 "output " + std::to_string(i)) && ok;
+                 "output " + std::to_string(i)) &&
+         ok;
   }
   return ok ? 0 : 1;
 }
