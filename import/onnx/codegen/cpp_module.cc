@@ -14,11 +14,52 @@
 namespace ember::onnx_import::codegen {
 namespace {
 
+// C++ keywords (and alternative tokens such as `and`, `xor`), which ONNX names may be.
+bool is_keyword(const std::string& s) {
+  static const std::set<std::string> words = {"alignas",       "alignof",     "and",
+                                              "and_eq",        "asm",         "auto",
+                                              "bitand",        "bitor",       "bool",
+                                              "break",         "case",        "catch",
+                                              "char",          "char8_t",     "char16_t",
+                                              "char32_t",      "class",       "compl",
+                                              "concept",       "const",       "consteval",
+                                              "constexpr",     "constinit",   "const_cast",
+                                              "continue",      "co_await",    "co_return",
+                                              "co_yield",      "decltype",    "default",
+                                              "delete",        "do",          "double",
+                                              "dynamic_cast",  "else",        "enum",
+                                              "explicit",      "export",      "extern",
+                                              "false",         "float",       "for",
+                                              "friend",        "goto",        "if",
+                                              "inline",        "int",         "long",
+                                              "mutable",       "namespace",   "new",
+                                              "noexcept",      "not",         "not_eq",
+                                              "nullptr",       "operator",    "or",
+                                              "or_eq",         "private",     "protected",
+                                              "public",        "register",    "reinterpret_cast",
+                                              "requires",      "return",      "short",
+                                              "signed",        "sizeof",      "static",
+                                              "static_assert", "static_cast", "struct",
+                                              "switch",        "template",    "this",
+                                              "thread_local",  "throw",       "true",
+                                              "try",           "typedef",     "typeid",
+                                              "typename",      "union",       "unsigned",
+                                              "using",         "virtual",     "void",
+                                              "volatile",      "wchar_t",     "while",
+                                              "xor",           "xor_eq"};
+  return words.count(s) > 0;
+}
+
 // A C++ identifier for an ONNX name, unique among `taken`.
 std::string identifier(const std::string& name, std::set<std::string>& taken) {
   std::string s;
-  for (char ch : name) s += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
-  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) s = "x_" + s;
+  // Names with "__" or a leading "_" and capital are reserved: runs of '_' become one.
+  for (char ch : name) {
+    char c = std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+    if (c != '_' || s.empty() || s.back() != '_') s += c;
+  }
+  if (s.empty() || !std::isalpha(static_cast<unsigned char>(s[0]))) s = "x" + s;
+  if (is_keyword(s)) s += "_";
   std::string out = s;
   for (int i = 1; taken.count(out); ++i) out = s + "_" + std::to_string(i);
   taken.insert(out);
@@ -254,7 +295,9 @@ CppFiles generate_cpp(const Model& model, const CppOptions& options) {
 }
 
 bool valid_class_name(const std::string& name) {
-  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) return false;
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0])) || is_keyword(name)) {
+    return false;
+  }
   for (char ch : name) {
     if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '_') return false;
   }

@@ -68,6 +68,7 @@ class EmitContext {
   std::vector<int64_t> const_ints(int i) const;
 
   void line(const std::string& statement) { body_.lines.push_back(statement); }
+  std::string fresh(const std::string& prefix) { return body_.fresh(prefix); }
   // A new device tensor variable holding `expr`, of ONNX rank `rank`.
   Sym device(const std::string& expr, int rank);
   // A host value: compound element expressions are bound to named constants first (unless

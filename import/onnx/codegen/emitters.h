@@ -7,6 +7,7 @@ namespace ember::onnx_import::codegen {
 
 void add_math_emitters(std::map<std::string, EmitEntry>& table);
 void add_shape_emitters(std::map<std::string, EmitEntry>& table);
+void add_index_emitters(std::map<std::string, EmitEntry>& table);
 void add_host_emitters(std::map<std::string, EmitEntry>& table);
 
 }  // namespace ember::onnx_import::codegen

@@ -176,8 +176,8 @@ Outputs pool(EmitContext& c, bool max) {
                      cpp_ints(w.pads) + ", " + cpp_ints(w.dilation) + ", " +
                      (c.attrs().attr_int("ceil_mode", 0) ? "true" : "false") + ", " +
                      (c.attrs().attr_int("count_include_pad", 0) ? "true" : "false") + "}";
-  std::string fn = max ? "max_pool(\"MaxPool\", " : "avg_pool(\"AveragePool\", ";
-  return {c.device("ops::" + fn + c.tensor(0) + ", " + args + ")", c.rank(0))};
+  if (max) return {c.device("max_pool(" + c.tensor(0) + ", " + args + ")", c.rank(0))};
+  return {c.device("ops::avg_pool(\"AveragePool\", " + c.tensor(0) + ", " + args + ")", c.rank(0))};
 }
 
 // ReduceSum/Mean/Max/Min/Prod: axes from input 1 (ReduceSum from opset 13) or the attribute;

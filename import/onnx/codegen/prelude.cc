@@ -7,7 +7,10 @@
 namespace ember::onnx_import::codegen {
 
 const char* prelude() {
-  return R"PRELUDE(namespace {
+  // Guarded, so that several generated sources can be compiled as one translation unit.
+  return R"PRELUDE(#ifndef EMBER_ONNX_GENERATED_PRELUDE
+#define EMBER_ONNX_GENERATED_PRELUDE
+namespace {
 
 using ember::RawTensor;
 using ember::ir::BinaryFn;
@@ -230,6 +233,55 @@ RawTensor reduce(RawTensor x, int rank, ember::ir::ReduceFn fn, bool mean,
   return reshaped(x, dims);
 }
 
+// ArgMax/ArgMin along `axis` as I64; the last extreme is the first one of the flipped axis.
+RawTensor arg_reduce(const RawTensor& x, int rank, ember::ir::ReduceFn fn, int64_t axis,
+                     bool keepdims, bool last) {
+  RawTensor y;
+  if (last) {
+    int64_t n = x.shape()[static_cast<int>(axis)];
+    y = ops::cast(ops::reduce_dim(fn, ops::flip(x, {axis}), axis), ember::DType::I64);
+    y = bin(BinaryFn::Sub, scalar_like(y, static_cast<double>(n - 1)), y);
+  } else {
+    y = ops::cast(ops::reduce_dim(fn, x, axis), ember::DType::I64);
+  }
+  return keepdims ? y : squeeze(y, rank, {axis});
+}
+
+// ONNX Split: the given sizes, or `parts` equal pieces (the last may be smaller).
+std::vector<RawTensor> split(const RawTensor& x, int64_t axis, std::vector<int64_t> sizes,
+                             int64_t parts) {
+  if (sizes.empty()) {
+    int64_t n = x.shape()[static_cast<int>(axis)], each = (n + parts - 1) / parts;
+    for (int64_t i = 0; i < parts; ++i) sizes.push_back(std::min(each, n - i * each));
+  }
+  return ops::split_with_sizes(x, sizes, axis);
+}
+
+// start, start + delta, ... below limit, in `dtype`.
+RawTensor range(double start, double limit, double delta, ember::DType dtype,
+                const ember::Device& device) {
+  auto n = std::max<int64_t>(static_cast<int64_t>(std::ceil((limit - start) / delta)), 0);
+  ember::DType wide = ember::is_float(dtype) ? ember::DType::F64 : ember::DType::I64;
+  RawTensor i = ops::arange(0, n, 1, wide, device);
+  return ops::cast(bin(BinaryFn::Add, bin(BinaryFn::Mul, i, delta), start), dtype);
+}
+
+// C's fmod (the dividend's sign) from the remainder, which takes the divisor's sign.
+RawTensor trunc_mod(const RawTensor& a, const RawTensor& b) {
+  RawTensor r = bin(BinaryFn::Rem, a, b);
+  RawTensor zero = scalar_like(r, 0);
+  RawTensor fix = bin(BinaryFn::LogicalAnd, bin(BinaryFn::Ne, r, zero),
+                      bin(BinaryFn::Ne, bin(BinaryFn::Lt, r, zero), bin(BinaryFn::Lt, a, zero)));
+  return where(fix, bin(BinaryFn::Sub, r, b), r);
+}
+
+// The frontend pools floats: integers (exact in f64) go through f64 and back.
+RawTensor max_pool(const RawTensor& x, const ops::PoolArgs& args) {
+  if (ember::is_float(x.dtype())) return ops::max_pool("MaxPool", x, args);
+  RawTensor y = ops::max_pool("MaxPool", ops::cast(x, ember::DType::F64), args);
+  return ops::cast(y, x.dtype());
+}
+
 RawTensor global_pool(RawTensor x, bool max) {
   for (int d = 2; d < x.rank(); ++d) {
     x = max ? ops::reduce_dim(ember::ir::ReduceFn::Max, x, d) : ops::mean_dim(x, d);
@@ -252,6 +304,7 @@ RawTensor from_onnx_data(const ember::TensorData& d, const ember::Device& device
 }
 
 }  // namespace
+#endif  // EMBER_ONNX_GENERATED_PRELUDE
 )PRELUDE";
 }
 

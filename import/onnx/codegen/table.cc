@@ -7,6 +7,7 @@ const std::map<std::string, EmitEntry>& emit_table() {
     std::map<std::string, EmitEntry> t;
     add_math_emitters(t);
     add_shape_emitters(t);
+    add_index_emitters(t);
     add_host_emitters(t);  // last: adds host forms to entries the others made
     return t;
   }();
