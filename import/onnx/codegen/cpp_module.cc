@@ -162,6 +162,13 @@ std::string header(const Model& m, const CppOptions& o, const Parts& p) {
   return h.str();
 }
 
+// An output's tensor: a host value (a shape, a constant) is uploaded.
+std::string output_tensor(const Sym& s) {
+  if (!s.host) return s.var;
+  return std::string(is_float(s.dtype) ? "upload_floats(" : "upload_ints(") + cpp_list(s.elems) +
+         ", " + std::to_string(s.rank) + ", " + cpp_dtype(s.dtype) + ", device_)";
+}
+
 std::string constant_init(const ConstantMember& c) {
   const TensorData& d = c.data;
   std::string type =
@@ -222,7 +229,8 @@ std::string source(const Model& m, const CppOptions& o, const Parts& p) {
   s << "  return Outputs{";
   for (size_t i = 0; i < p.outputs.size(); ++i) {
     s << (i ? ", " : "") << tensor_type(p.outputs[i].rank, p.outputs[i].dtype) << "(ops::cast("
-      << p.walk.syms.at(m.outputs()[i].name).var << ", " << cpp_dtype(p.outputs[i].dtype) << "))";
+      << output_tensor(p.walk.syms.at(m.outputs()[i].name)) << ", " << cpp_dtype(p.outputs[i].dtype)
+      << "))";
   }
   s << "};\n}\n\nstd::vector<ember::TensorData> " << n
     << "::run(const std::vector<ember::TensorData>& inputs) const {\n"
@@ -280,10 +288,9 @@ CppFiles generate_cpp(const Model& model, const CppOptions& options) {
   p.walk = walk_graph(model, input_vars, param_vars);
   problems.insert(problems.end(), p.walk.problems.begin(), p.walk.problems.end());
   for (const auto& o : model.outputs()) {
-    auto it = p.walk.syms.find(o.name);
-    if (it == p.walk.syms.end()) continue;  // its node is reported
-    if (it->second.host)
-      problems.push_back("output '" + o.name + "' is a host value (a shape or a constant)");
+    if (!p.walk.syms.count(o.name) && !p.walk.problems.size()) {
+      problems.push_back("output '" + o.name + "' is not computed");
+    }
   }
   if (!problems.empty()) {
     std::string msg = "onnx: '" + options.source_name + "': " + std::to_string(problems.size()) +

@@ -1,5 +1,5 @@
-// Emitters of ArgMax/ArgMin, Split, Trilu, Mod, CastLike and the creation ops ConstantOfShape
-// and Range (whose shape or bounds are host values: dims and constants).
+// Emitters of ArgMax/ArgMin, GatherElements, Split, Trilu, Mod, CastLike and the creation ops
+// ConstantOfShape and Range (whose shape or bounds are host values: dims and constants).
 #include "import/onnx/codegen/emitters.h"
 
 namespace ember::onnx_import::codegen {
@@ -88,12 +88,20 @@ Outputs range(EmitContext& c) {
       1)};
 }
 
+Outputs gather_elements(EmitContext& c) {
+  int rank = c.rank(0);
+  int64_t axis = c.attrs().axis(c.attrs().attr_int("axis", 0), rank);
+  std::string x = c.tensor(0), idx = c.tensor(1);
+  return {c.device("gather_elements(" + x + ", " + std::to_string(axis) + ", " + idx + ")", rank)};
+}
+
 }  // namespace
 
 void add_index_emitters(std::map<std::string, EmitEntry>& t) {
   t["ArgMax"] = arg_reduce("ArgMax");
   t["ArgMin"] = arg_reduce("ArgMin");
   t["Split"] = {split, nullptr};
+  t["GatherElements"] = {gather_elements, nullptr};
   t["Trilu"] = {trilu, nullptr};
   t["Mod"] = {mod, nullptr};
   t["CastLike"] = {cast_like, nullptr};

@@ -107,14 +107,17 @@ Outputs gemm(EmitContext& c) {
 }
 
 Outputs layer_norm(EmitContext& c) {
-  if (c.has_output(1) || c.has_output(2)) c.unsupported("the mean and inverse std outputs");
   int64_t axis = c.attrs().axis(c.attrs().attr_int("axis", -1), c.rank(0));
   std::string x = c.tensor(0), scale = c.tensor(1);
   std::string bias = c.has_input(2) ? c.tensor(2) : "RawTensor()";
-  return {c.device("layer_norm(" + x + ", " + std::to_string(axis) + ", " +
-                       cpp_float(c.attrs().attr_float("epsilon", 1e-5f)) + ", " + scale + ", " +
-                       bias + ")",
-                   c.rank(0))};
+  std::string var = c.fresh("norm");
+  c.line("const LayerNorm " + var + " = layer_norm(" + x + ", " + std::to_string(axis) + ", " +
+         cpp_float(c.attrs().attr_float("epsilon", 1e-5f)) + ", " + scale + ", " + bias + ");");
+  Outputs out;
+  for (const char* field : {".y", ".mean", ".inv_std"}) {
+    out.push_back(Sym{false, var + field, c.rank(0), DType::F32, {}});
+  }
+  return out;
 }
 
 Outputs batch_norm(EmitContext& c) {
@@ -182,8 +185,9 @@ Outputs pool(EmitContext& c, bool max) {
 
 // ReduceSum/Mean/Max/Min/Prod: axes from input 1 (ReduceSum from opset 13) or the attribute;
 // none reduces all, unless noop_with_empty_axes.
-EmitEntry reduction(const std::string& fn, bool mean) {
-  return {[fn, mean](EmitContext& c) {
+// `pre` and `post` wrap the operand and the result (ReduceL2 = sqrt of the sum of squares ...).
+EmitEntry reduction(const std::string& fn, bool mean, std::string pre = "", std::string post = "") {
+  return {[fn, mean, pre, post](EmitContext& c) {
             const NodeContext& a = c.attrs();
             int rank = c.rank(0);
             std::vector<int64_t> axes = c.has_input(1) ? c.const_ints(1) : a.attr_ints("axes");
@@ -196,10 +200,15 @@ EmitEntry reduction(const std::string& fn, bool mean) {
             axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
             bool keep = a.attr_int("keepdims", 1);
             int out = keep ? rank : rank - static_cast<int>(axes.size());
-            return Outputs{c.device("reduce(" + c.tensor(0) + ", " + std::to_string(rank) +
+            std::string x = c.tensor(0);
+            if (pre == "square") x = "bin(BinaryFn::Mul, " + x + ", " + x + ")";
+            if (pre == "abs") x = "un(UnaryFn::Abs, " + x + ")";
+            std::string open = post.empty() ? "" : "un(UnaryFn::" + post + ", ";
+            std::string close = post.empty() ? "" : ")";
+            return Outputs{c.device(open + "reduce(" + x + ", " + std::to_string(rank) +
                                         ", ember::ir::ReduceFn::" + fn + ", " +
                                         (mean ? "true" : "false") + ", " + cpp_ints(axes) + ", " +
-                                        (keep ? "true" : "false") + ")",
+                                        (keep ? "true" : "false") + ")" + close,
                                     out)};
           },
           nullptr};
@@ -266,6 +275,10 @@ void add_math_emitters(std::map<std::string, EmitEntry>& t) {
   t["ReduceMax"] = reduction("Max", false);
   t["ReduceMin"] = reduction("Min", false);
   t["ReduceProd"] = reduction("Prod", false);
+  t["ReduceSumSquare"] = reduction("Sum", false, "square");
+  t["ReduceL1"] = reduction("Sum", false, "abs");
+  t["ReduceL2"] = reduction("Sum", false, "square", "Sqrt");
+  t["ReduceLogSum"] = reduction("Sum", false, "", "Log");
   t["MatMul"] = {matmul, nullptr};
   t["Gemm"] = {gemm, nullptr};
   t["LayerNormalization"] = {layer_norm, nullptr};

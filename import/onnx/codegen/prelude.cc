@@ -181,8 +181,13 @@ RawTensor gather(const RawTensor& x, int rank, const RawTensor& index, int idx_r
   return reshaped(y, out);
 }
 
-// Normalised over the dims from `axis` on, statistics in f32 (ONNX's stash_type 1).
-RawTensor layer_norm(const RawTensor& x, int64_t axis, double eps, const RawTensor& scale,
+// Normalised over the dims from `axis` on, statistics in f32 (ONNX's stash_type 1): the result,
+// and the mean and inverse standard deviation with the normalised dims kept as 1.
+struct LayerNorm {
+  RawTensor y, mean, inv_std;
+};
+
+LayerNorm layer_norm(const RawTensor& x, int64_t axis, double eps, const RawTensor& scale,
                      const RawTensor& bias) {
   bool to_f32 = ember::is_float(x.dtype()) && x.dtype() != ember::DType::F64;
   RawTensor xf = to_f32 ? ops::cast(x, ember::DType::F32) : x;
@@ -194,7 +199,18 @@ RawTensor layer_norm(const RawTensor& x, int64_t axis, double eps, const RawTens
   RawTensor inv = un(UnaryFn::Recip, un(UnaryFn::Sqrt, bin(BinaryFn::Add, var, eps)));
   RawTensor y = ops::reshape(bin(BinaryFn::Mul, bin(BinaryFn::Sub, flat, mean), inv), dims);
   y = bin(BinaryFn::Mul, ops::cast(y, x.dtype()), scale);
-  return bias.defined() ? bin(BinaryFn::Add, y, bias) : y;
+  if (bias.defined()) y = bin(BinaryFn::Add, y, bias);
+  std::vector<int64_t> kept(dims.begin(), dims.begin() + axis);
+  kept.resize(dims.size(), 1);
+  return {y, ops::reshape(mean, kept), ops::reshape(inv, kept)};
+}
+
+// GatherElements: negative indices count from the end of the axis.
+RawTensor gather_elements(const RawTensor& x, int64_t axis, const RawTensor& index) {
+  RawTensor i = ops::cast(index, ember::DType::I64);
+  double n = static_cast<double>(x.shape()[static_cast<int>(axis)]);
+  i = where(bin(BinaryFn::Lt, i, 0.0), bin(BinaryFn::Add, i, n), i);
+  return ops::gather(x, axis, i);
 }
 
 // A per-channel [C] tensor viewed as [1, C, 1, ...] against a rank-`rank` input.
