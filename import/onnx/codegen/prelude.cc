@@ -1,7 +1,8 @@
-// The helpers every generated model source starts with: the importer's rank alignment and
-// broadcasting (ops/helpers.h) and the shape-dependent parts of its converters (Reshape's 0 and
-// -1, Flatten, Slice ...), which read the tensors' dims when forward runs. Only public frontend
-// calls, so the generated code builds against the installed package alone.
+// The helpers every generated model source starts with (inline: a model uses some of them): the
+// importer's rank alignment and broadcasting (ops/helpers.h) and the shape-dependent parts of its
+// converters (Reshape's 0 and -1, Flatten, Slice ...), which read the tensors' dims when forward
+// runs. Only public frontend calls, so the generated code builds against the installed package
+// alone.
 #include "import/onnx/codegen/prelude.h"
 
 namespace ember::onnx_import::codegen {
@@ -18,45 +19,45 @@ using ember::ir::UnaryFn;
 namespace ops = ember::ops;
 
 // ONNX broadcasts by aligning trailing dims; the frontend's elementwise ops take equal ranks.
-RawTensor align(const RawTensor& t, int rank) {
+inline RawTensor align(const RawTensor& t, int rank) {
   return t.rank() < rank ? ops::unsqueeze(t, rank) : t;
 }
 
-RawTensor scalar_like(const RawTensor& like, double v) {
+inline RawTensor scalar_like(const RawTensor& like, double v) {
   ember::Scalar s = ember::is_float(like.dtype()) ? ember::Scalar(v)
                                                   : ember::Scalar(static_cast<int64_t>(v));
   if (ember::is_bool(like.dtype())) s = ember::Scalar(static_cast<int64_t>(v != 0));
   return ops::full(ember::Shape::ones(like.rank()), s, like.dtype(), like.device());
 }
 
-RawTensor bin(BinaryFn fn, const RawTensor& a, const RawTensor& b) {
+inline RawTensor bin(BinaryFn fn, const RawTensor& a, const RawTensor& b) {
   int r = std::max(a.rank(), b.rank());
   return ops::binary(fn, align(a, r), align(b, r));
 }
-RawTensor bin(BinaryFn fn, const RawTensor& a, double s) { return bin(fn, a, scalar_like(a, s)); }
-RawTensor un(UnaryFn fn, const RawTensor& a) { return ops::unary(fn, a); }
+inline RawTensor bin(BinaryFn fn, const RawTensor& a, double s) { return bin(fn, a, scalar_like(a, s)); }
+inline RawTensor un(UnaryFn fn, const RawTensor& a) { return ops::unary(fn, a); }
 
-RawTensor where(const RawTensor& cond, const RawTensor& a, const RawTensor& b) {
+inline RawTensor where(const RawTensor& cond, const RawTensor& a, const RawTensor& b) {
   int r = std::max({cond.rank(), a.rank(), b.rank()});
   return ops::mask_where(align(b, r), align(cond, r), align(a, r));
 }
 
 // Host values (shapes, scalars) as device tensors: rank 0 as shape [1].
-RawTensor upload_ints(std::vector<int64_t> v, int, ember::DType dtype, const ember::Device& d) {
+inline RawTensor upload_ints(std::vector<int64_t> v, int, ember::DType dtype, const ember::Device& d) {
   auto n = static_cast<int64_t>(v.size());
   return ops::cast(ember::detail::raw_from_data(ember::TensorData(v, ember::Shape{n}), d), dtype);
 }
-RawTensor upload_floats(std::vector<double> v, int, ember::DType dtype, const ember::Device& d) {
+inline RawTensor upload_floats(std::vector<double> v, int, ember::DType dtype, const ember::Device& d) {
   auto n = static_cast<int64_t>(v.size());
   return ops::cast(ember::detail::raw_from_data(ember::TensorData(v, ember::Shape{n}), d), dtype);
 }
 
 // The ONNX dims of a tensor of ONNX rank `rank` (a rank-0 one is held as [1]).
-std::vector<int64_t> onnx_dims(const RawTensor& x, int rank) {
+inline std::vector<int64_t> onnx_dims(const RawTensor& x, int rank) {
   return rank == 0 ? std::vector<int64_t>{} : x.shape().vector();
 }
 
-int64_t numel(const std::vector<int64_t>& d) {
+inline int64_t numel(const std::vector<int64_t>& d) {
   int64_t n = 1;
   for (int64_t x : d) n *= x;
   return n;
@@ -64,13 +65,13 @@ int64_t numel(const std::vector<int64_t>& d) {
 
 // x under ONNX dims `dims` (rank 0 as [1]); an empty result is made, not viewed (the frontend's
 // reshape reads a 0 as "keep this dim").
-RawTensor reshaped(const RawTensor& x, std::vector<int64_t> dims) {
+inline RawTensor reshaped(const RawTensor& x, std::vector<int64_t> dims) {
   if (dims.empty()) dims.push_back(1);
   if (numel(dims) == 0) return ops::zeros(ember::Shape(dims), x.dtype(), x.device());
   return ops::reshape(x, dims);
 }
 
-RawTensor reshape(const RawTensor& x, int rank, std::vector<int64_t> shape, bool allowzero) {
+inline RawTensor reshape(const RawTensor& x, int rank, std::vector<int64_t> shape, bool allowzero) {
   std::vector<int64_t> in = onnx_dims(x, rank);
   int64_t known = 1, infer = -1;
   for (size_t i = 0; i < shape.size(); ++i) {
@@ -86,7 +87,7 @@ RawTensor reshape(const RawTensor& x, int rank, std::vector<int64_t> shape, bool
   return reshaped(x, shape);
 }
 
-RawTensor flatten(const RawTensor& x, int rank, int64_t axis) {
+inline RawTensor flatten(const RawTensor& x, int rank, int64_t axis) {
   std::vector<int64_t> dims = onnx_dims(x, rank);
   int64_t outer = 1;
   for (int64_t d = 0; d < axis; ++d) outer *= dims[d];
@@ -94,7 +95,7 @@ RawTensor flatten(const RawTensor& x, int rank, int64_t axis) {
 }
 
 // Axes normalised and sorted by the generator.
-RawTensor squeeze(const RawTensor& x, int rank, const std::vector<int64_t>& axes) {
+inline RawTensor squeeze(const RawTensor& x, int rank, const std::vector<int64_t>& axes) {
   std::vector<int64_t> dims = onnx_dims(x, rank), out;
   for (size_t d = 0; d < dims.size(); ++d) {
     if (!std::binary_search(axes.begin(), axes.end(), static_cast<int64_t>(d))) {
@@ -106,7 +107,7 @@ RawTensor squeeze(const RawTensor& x, int rank, const std::vector<int64_t>& axes
   return reshaped(x, out);
 }
 
-RawTensor unsqueeze(const RawTensor& x, int rank, const std::vector<int64_t>& axes) {
+inline RawTensor unsqueeze(const RawTensor& x, int rank, const std::vector<int64_t>& axes) {
   std::vector<int64_t> dims = onnx_dims(x, rank), out;
   size_t next = 0;
   for (size_t d = 0; d < dims.size() + axes.size(); ++d) {
@@ -117,7 +118,7 @@ RawTensor unsqueeze(const RawTensor& x, int rank, const std::vector<int64_t>& ax
 }
 
 // Bidirectional broadcasting to `shape` (the output rank is the larger one).
-RawTensor expand(const RawTensor& x, int rank, std::vector<int64_t> shape) {
+inline RawTensor expand(const RawTensor& x, int rank, std::vector<int64_t> shape) {
   std::vector<int64_t> dims = onnx_dims(x, rank);
   size_t r = std::max(dims.size(), shape.size());
   dims.insert(dims.begin(), r - dims.size(), 1);
@@ -128,7 +129,7 @@ RawTensor expand(const RawTensor& x, int rank, std::vector<int64_t> shape) {
 }
 
 // ONNX Slice on the given axes (normalised by the generator); negative steps flip first.
-RawTensor slice(RawTensor x, const std::vector<int64_t>& starts, const std::vector<int64_t>& ends,
+inline RawTensor slice(RawTensor x, const std::vector<int64_t>& starts, const std::vector<int64_t>& ends,
                 const std::vector<int64_t>& axes, const std::vector<int64_t>& steps) {
   std::vector<ember::Range> ranges(x.rank(), ember::Range::all());
   std::vector<int64_t> flips;
@@ -158,7 +159,7 @@ RawTensor slice(RawTensor x, const std::vector<int64_t>& starts, const std::vect
 }
 
 // NumPy matmul: 1-D operands become a row (left) or column (right) and lose that dim again.
-RawTensor matmul(RawTensor a, int ra, RawTensor b, int rb) {
+inline RawTensor matmul(RawTensor a, int ra, RawTensor b, int rb) {
   if (ra == 1) a = ops::reshape(a, {1, a.shape()[0]});
   if (rb == 1) b = ops::reshape(b, {b.shape()[0], 1});
   int r = std::max(a.rank(), b.rank());
@@ -170,7 +171,7 @@ RawTensor matmul(RawTensor a, int ra, RawTensor b, int rb) {
 }
 
 // Gather along `axis` with indices of ONNX rank `idx_rank` (negative ones count from the end).
-RawTensor gather(const RawTensor& x, int rank, const RawTensor& index, int idx_rank, int64_t axis) {
+inline RawTensor gather(const RawTensor& x, int rank, const RawTensor& index, int idx_rank, int64_t axis) {
   std::vector<int64_t> dims = onnx_dims(x, rank), idims = onnx_dims(index, idx_rank);
   RawTensor i = ops::cast(index, ember::DType::I64);
   i = where(bin(BinaryFn::Lt, i, 0.0), bin(BinaryFn::Add, i, static_cast<double>(dims[axis])), i);
@@ -187,7 +188,7 @@ struct LayerNorm {
   RawTensor y, mean, inv_std;
 };
 
-LayerNorm layer_norm(const RawTensor& x, int64_t axis, double eps, const RawTensor& scale,
+inline LayerNorm layer_norm(const RawTensor& x, int64_t axis, double eps, const RawTensor& scale,
                      const RawTensor& bias) {
   bool to_f32 = ember::is_float(x.dtype()) && x.dtype() != ember::DType::F64;
   RawTensor xf = to_f32 ? ops::cast(x, ember::DType::F32) : x;
@@ -206,7 +207,7 @@ LayerNorm layer_norm(const RawTensor& x, int64_t axis, double eps, const RawTens
 }
 
 // GatherElements: negative indices count from the end of the axis.
-RawTensor gather_elements(const RawTensor& x, int64_t axis, const RawTensor& index) {
+inline RawTensor gather_elements(const RawTensor& x, int64_t axis, const RawTensor& index) {
   RawTensor i = ops::cast(index, ember::DType::I64);
   double n = static_cast<double>(x.shape()[static_cast<int>(axis)]);
   i = where(bin(BinaryFn::Lt, i, 0.0), bin(BinaryFn::Add, i, n), i);
@@ -214,14 +215,14 @@ RawTensor gather_elements(const RawTensor& x, int64_t axis, const RawTensor& ind
 }
 
 // A per-channel [C] tensor viewed as [1, C, 1, ...] against a rank-`rank` input.
-RawTensor per_channel(const RawTensor& t, int rank) {
+inline RawTensor per_channel(const RawTensor& t, int rank) {
   std::vector<int64_t> view(rank, 1);
   view[1] = t.shape().numel();
   return ops::reshape(t, view);
 }
 
 // Inference batch normalisation with the running statistics.
-RawTensor batch_norm(const RawTensor& x, const RawTensor& scale, const RawTensor& b,
+inline RawTensor batch_norm(const RawTensor& x, const RawTensor& scale, const RawTensor& b,
                      const RawTensor& mean, const RawTensor& var, double eps) {
   int r = x.rank();
   RawTensor inv =
@@ -233,7 +234,7 @@ RawTensor batch_norm(const RawTensor& x, const RawTensor& scale, const RawTensor
 
 // Reduced over `axes` (normalised and sorted by the generator); a mean divides by their sizes.
 // Without keepdims the reduced axes are dropped.
-RawTensor reduce(RawTensor x, int rank, ember::ir::ReduceFn fn, bool mean,
+inline RawTensor reduce(RawTensor x, int rank, ember::ir::ReduceFn fn, bool mean,
                  const std::vector<int64_t>& axes, bool keepdims) {
   int64_t count = 1;
   for (int64_t a : axes) {
@@ -250,7 +251,7 @@ RawTensor reduce(RawTensor x, int rank, ember::ir::ReduceFn fn, bool mean,
 }
 
 // ArgMax/ArgMin along `axis` as I64; the last extreme is the first one of the flipped axis.
-RawTensor arg_reduce(const RawTensor& x, int rank, ember::ir::ReduceFn fn, int64_t axis,
+inline RawTensor arg_reduce(const RawTensor& x, int rank, ember::ir::ReduceFn fn, int64_t axis,
                      bool keepdims, bool last) {
   RawTensor y;
   if (last) {
@@ -264,7 +265,7 @@ RawTensor arg_reduce(const RawTensor& x, int rank, ember::ir::ReduceFn fn, int64
 }
 
 // ONNX Split: the given sizes, or `parts` equal pieces (the last may be smaller).
-std::vector<RawTensor> split(const RawTensor& x, int64_t axis, std::vector<int64_t> sizes,
+inline std::vector<RawTensor> split(const RawTensor& x, int64_t axis, std::vector<int64_t> sizes,
                              int64_t parts) {
   if (sizes.empty()) {
     int64_t n = x.shape()[static_cast<int>(axis)], each = (n + parts - 1) / parts;
@@ -274,7 +275,7 @@ std::vector<RawTensor> split(const RawTensor& x, int64_t axis, std::vector<int64
 }
 
 // start, start + delta, ... below limit, in `dtype`.
-RawTensor range(double start, double limit, double delta, ember::DType dtype,
+inline RawTensor range(double start, double limit, double delta, ember::DType dtype,
                 const ember::Device& device) {
   auto n = std::max<int64_t>(static_cast<int64_t>(std::ceil((limit - start) / delta)), 0);
   ember::DType wide = ember::is_float(dtype) ? ember::DType::F64 : ember::DType::I64;
@@ -283,7 +284,7 @@ RawTensor range(double start, double limit, double delta, ember::DType dtype,
 }
 
 // C's fmod (the dividend's sign) from the remainder, which takes the divisor's sign.
-RawTensor trunc_mod(const RawTensor& a, const RawTensor& b) {
+inline RawTensor trunc_mod(const RawTensor& a, const RawTensor& b) {
   RawTensor r = bin(BinaryFn::Rem, a, b);
   RawTensor zero = scalar_like(r, 0);
   RawTensor fix = bin(BinaryFn::LogicalAnd, bin(BinaryFn::Ne, r, zero),
@@ -292,13 +293,13 @@ RawTensor trunc_mod(const RawTensor& a, const RawTensor& b) {
 }
 
 // The frontend pools floats: integers (exact in f64) go through f64 and back.
-RawTensor max_pool(const RawTensor& x, const ops::PoolArgs& args) {
+inline RawTensor max_pool(const RawTensor& x, const ops::PoolArgs& args) {
   if (ember::is_float(x.dtype())) return ops::max_pool("MaxPool", x, args);
   RawTensor y = ops::max_pool("MaxPool", ops::cast(x, ember::DType::F64), args);
   return ops::cast(y, x.dtype());
 }
 
-RawTensor global_pool(RawTensor x, bool max) {
+inline RawTensor global_pool(RawTensor x, bool max) {
   for (int d = 2; d < x.rank(); ++d) {
     x = max ? ops::reduce_dim(ember::ir::ReduceFn::Max, x, d) : ops::mean_dim(x, d);
   }
@@ -306,14 +307,14 @@ RawTensor global_pool(RawTensor x, bool max) {
 }
 
 // A graph output's host data in its ONNX shape (rank 0 included).
-ember::TensorData onnx_data(const RawTensor& t, int rank) {
+inline ember::TensorData onnx_data(const RawTensor& t, int rank) {
   ember::TensorData d = t.to_data();
   if (rank > 0) return d;
   return ember::TensorData(d.dtype(), ember::Shape{}, d.bytes());
 }
 
 // A graph input's tensor from host data (rank 0 as [1]).
-RawTensor from_onnx_data(const ember::TensorData& d, const ember::Device& device) {
+inline RawTensor from_onnx_data(const ember::TensorData& d, const ember::Device& device) {
   if (d.shape().rank() > 0) return ember::detail::raw_from_data(d, device);
   return ember::detail::raw_from_data(ember::TensorData(d.dtype(), ember::Shape{1}, d.bytes()),
                                       device);
