@@ -195,7 +195,7 @@ std::string source(const Model& m, const CppOptions& o, const Parts& p) {
     << "#include \"" << n
     << ".h\"\n\n#include <ember/frontend/module_ops.h>\n#include <ember/frontend/ops.h>\n"
     << "#include <ember/nn/record.h>\n\n#include <algorithm>\n#include <cmath>\n#include "
-       "<limits>\n#include <optional>\n\n"
+       "<limits>\n#include <optional>\n#include <string>\n#include <utility>\n\n"
     << prelude() << "\n"
     << n << "::" << n << "(const ember::Device& device)\n    : ";
   const auto& entries = m.weights().entries;

@@ -129,58 +129,39 @@ Outputs batch_norm(EmitContext& c) {
                    c.rank(0))};
 }
 
-// The spatial window attributes of Conv and the pools, when the frontend's symmetric padding
-// takes them as they are (auto_pad and asymmetric pads need the input's size: not generated).
-struct Window {
-  std::vector<int64_t> kernel, stride, dilation, pads;
-};
-
-Window window(EmitContext& c, std::vector<int64_t> kernel) {
+// A Window literal of the prelude from the node's attributes (kernel_shape may be absent for
+// Conv: the weight's), and its auto_pad, resolved against the input's dims when forward runs.
+std::string window(EmitContext& c, std::vector<int64_t> kernel, size_t n) {
   const NodeContext& a = c.attrs();
-  size_t n = kernel.size();
-  Window w{kernel,
-           a.attr_ints("strides", std::vector<int64_t>(n, 1)),
-           a.attr_ints("dilations", std::vector<int64_t>(n, 1)),
-           {}};
-  std::string autopad = a.attr_string("auto_pad", "NOTSET");
   std::vector<int64_t> pads = a.attr_ints("pads", std::vector<int64_t>(2 * n, 0));
-  if (autopad == "VALID") pads.assign(2 * n, 0);
-  if (autopad == "SAME_UPPER" || autopad == "SAME_LOWER") c.unsupported("auto_pad " + autopad);
-  if (!std::equal(pads.begin(), pads.begin() + n, pads.begin() + n)) {
-    c.unsupported("asymmetric pads");
-  }
-  w.pads.assign(pads.begin(), pads.begin() + n);
-  return w;
+  if (pads.size() != 2 * n) c.unsupported("pads of another rank than the kernel");
+  std::vector<int64_t> begin(pads.begin(), pads.begin() + n), end(pads.begin() + n, pads.end());
+  return "Window{" + cpp_ints(kernel) + ", " +
+         cpp_ints(a.attr_ints("strides", std::vector<int64_t>(n, 1))) + ", " +
+         cpp_ints(a.attr_ints("dilations", std::vector<int64_t>(n, 1))) + ", " + cpp_ints(begin) +
+         ", " + cpp_ints(end) + "}, \"" + a.attr_string("auto_pad", "NOTSET") + "\"";
 }
 
 Outputs conv(EmitContext& c) {
   std::vector<int64_t> kernel = c.attrs().attr_ints("kernel_shape");
-  if (kernel.empty()) c.unsupported("a Conv without kernel_shape");
-  Window w = window(c, kernel);
+  size_t n = kernel.empty() ? static_cast<size_t>(std::max(c.rank(1) - 2, 0)) : kernel.size();
   std::string x = c.tensor(0), weight = c.tensor(1);
   std::string bias =
       c.has_input(2) ? "std::optional<RawTensor>(" + c.tensor(2) + ")" : "std::nullopt";
-  std::string args = "ops::ConvArgs{" + cpp_ints(w.stride) + ", " + cpp_ints(w.pads) + ", " +
-                     cpp_ints(w.dilation) + ", " + std::to_string(c.attrs().attr_int("group", 1)) +
-                     ", {}}";
-  return {c.device("ops::conv(\"Conv\", " + x + ", " + weight + ", " + bias + ", " + args + ")",
+  return {c.device("conv(" + x + ", " + weight + ", " + bias + ", " + window(c, kernel, n) + ", " +
+                       std::to_string(c.attrs().attr_int("group", 1)) + ")",
                    c.rank(0))};
 }
 
 Outputs pool(EmitContext& c, bool max) {
   if (max && c.has_output(1)) c.unsupported("MaxPool's indices output");
-  Window w = window(c, c.attrs().attr_ints("kernel_shape"));
-  for (size_t d = 0; d < w.kernel.size(); ++d) {
-    // The frontend's pools take pads up to half the kernel (PyTorch's rule).
-    if (2 * w.pads[d] > (w.kernel[d] - 1) * w.dilation[d] + 1)
-      c.unsupported("pads over half the kernel");
-  }
-  std::string args = "ops::PoolArgs{" + cpp_ints(w.kernel) + ", " + cpp_ints(w.stride) + ", " +
-                     cpp_ints(w.pads) + ", " + cpp_ints(w.dilation) + ", " +
-                     (c.attrs().attr_int("ceil_mode", 0) ? "true" : "false") + ", " +
-                     (c.attrs().attr_int("count_include_pad", 0) ? "true" : "false") + "}";
-  if (max) return {c.device("max_pool(" + c.tensor(0) + ", " + args + ")", c.rank(0))};
-  return {c.device("ops::avg_pool(\"AveragePool\", " + c.tensor(0) + ", " + args + ")", c.rank(0))};
+  std::vector<int64_t> kernel = c.attrs().attr_ints("kernel_shape");
+  std::string w = window(c, kernel, kernel.size());
+  std::string ceil = c.attrs().attr_int("ceil_mode", 0) ? "true" : "false";
+  if (max) return {c.device("max_pool(" + c.tensor(0) + ", " + w + ", " + ceil + ")", c.rank(0))};
+  std::string count = c.attrs().attr_int("count_include_pad", 0) ? "true" : "false";
+  return {
+      c.device("avg_pool(" + c.tensor(0) + ", " + w + ", " + ceil + ", " + count + ")", c.rank(0))};
 }
 
 // ReduceSum/Mean/Max/Min/Prod: axes from input 1 (ReduceSum from opset 13) or the attribute;

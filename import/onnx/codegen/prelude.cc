@@ -292,11 +292,87 @@ inline RawTensor trunc_mod(const RawTensor& a, const RawTensor& b) {
   return where(fix, bin(BinaryFn::Sub, r, b), r);
 }
 
+// A conv or pool window over the spatial dims (from 2); auto_pad resolved by `resolve`.
+struct Window {
+  std::vector<int64_t> kernel, stride, dilation, begin, end;
+};
+
+// SAME_UPPER/SAME_LOWER pads for the input's spatial dims (known when forward runs); VALID: none.
+inline Window resolve(Window w, const RawTensor& x, const std::string& autopad) {
+  size_t n = w.kernel.size();
+  if (autopad == "VALID") w.begin = w.end = std::vector<int64_t>(n, 0);
+  if (autopad != "SAME_UPPER" && autopad != "SAME_LOWER") return w;
+  for (size_t d = 0; d < n; ++d) {
+    int64_t in = x.shape()[static_cast<int>(d + 2)];
+    int64_t out = (in + w.stride[d] - 1) / w.stride[d];
+    int64_t span = (w.kernel[d] - 1) * w.dilation[d] + 1;
+    int64_t total = std::max<int64_t>((out - 1) * w.stride[d] + span - in, 0);
+    w.begin[d] = autopad == "SAME_UPPER" ? total / 2 : total - total / 2;
+    w.end[d] = total - w.begin[d];
+  }
+  return w;
+}
+
+// x padded by the window's pads with `value`; the frontend's ops pad symmetrically only.
+inline RawTensor pad_spatial(const RawTensor& x, const Window& w, double value) {
+  std::vector<std::pair<int64_t, int64_t>> p;
+  for (size_t i = w.begin.size(); i-- > 0;) p.push_back({w.begin[i], w.end[i]});
+  ember::Scalar s = ember::is_float(x.dtype()) ? ember::Scalar(value)
+                                               : ember::Scalar(static_cast<int64_t>(value));
+  return ops::pad(x, p, s);
+}
+
+inline RawTensor conv(RawTensor x, const RawTensor& weight, const std::optional<RawTensor>& bias,
+                      Window w, const std::string& autopad, int64_t groups) {
+  if (w.kernel.empty()) {
+    std::vector<int64_t> k = weight.shape().vector();
+    w.kernel.assign(k.begin() + 2, k.end());
+  }
+  w = resolve(w, x, autopad);
+  std::vector<int64_t> padding = w.begin;
+  if (w.begin != w.end) {
+    x = pad_spatial(x, w, 0.0);
+    padding.assign(w.kernel.size(), 0);
+  }
+  return ops::conv("Conv", x, weight, bias, ops::ConvArgs{w.stride, padding, w.dilation, groups, {}});
+}
+
+// Whether the frontend's pools take the pads as they are: symmetric and at most half the kernel
+// (PyTorch's rule); otherwise the input is padded first.
+inline bool pool_pads_ok(const Window& w) {
+  if (w.begin != w.end) return false;
+  for (size_t d = 0; d < w.begin.size(); ++d) {
+    if (2 * w.begin[d] > (w.kernel[d] - 1) * w.dilation[d] + 1) return false;
+  }
+  return true;
+}
+
+inline ops::PoolArgs pool_args(const Window& w, bool ceil_mode, bool count_include_pad) {
+  std::vector<int64_t> padding = pool_pads_ok(w) ? w.begin : std::vector<int64_t>(w.kernel.size(), 0);
+  return ops::PoolArgs{w.kernel, w.stride, padding, w.dilation, ceil_mode, count_include_pad};
+}
+
 // The frontend pools floats: integers (exact in f64) go through f64 and back.
-inline RawTensor max_pool(const RawTensor& x, const ops::PoolArgs& args) {
-  if (ember::is_float(x.dtype())) return ops::max_pool("MaxPool", x, args);
-  RawTensor y = ops::max_pool("MaxPool", ops::cast(x, ember::DType::F64), args);
-  return ops::cast(y, x.dtype());
+inline RawTensor max_pool(RawTensor x, Window w, const std::string& autopad, bool ceil_mode) {
+  ember::DType dt = x.dtype();
+  if (!ember::is_float(dt)) x = ops::cast(x, ember::DType::F64);
+  w = resolve(w, x, autopad);
+  if (!pool_pads_ok(w)) x = pad_spatial(x, w, -std::numeric_limits<double>::infinity());
+  return ops::cast(ops::max_pool("MaxPool", x, pool_args(w, ceil_mode, false)), dt);
+}
+
+// Pads the frontend cannot take: zero-padded sums over the count of elements each window
+// averages.
+inline RawTensor avg_pool(const RawTensor& x, Window w, const std::string& autopad, bool ceil_mode,
+                          bool count_include_pad) {
+  w = resolve(w, x, autopad);
+  ops::PoolArgs a = pool_args(w, ceil_mode, count_include_pad);
+  if (pool_pads_ok(w)) return ops::avg_pool("AveragePool", x, a);
+  a.count_include_pad = true;
+  RawTensor sum = ops::avg_pool("AveragePool", pad_spatial(x, w, 0.0), a);
+  if (count_include_pad) return sum;
+  RawTensor ones = pad_spatial(ops::ones(x.shape(), x.dtype(), x.device()), w, 0.0);
+  return bin(BinaryFn::Div, sum, ops::avg_pool("AveragePool", ones, a));
 }
 
 inline RawTensor global_pool(RawTensor x, bool max) {
