@@ -153,6 +153,22 @@ Outputs conv(EmitContext& c) {
                    c.rank(0))};
 }
 
+Outputs conv_transpose(EmitContext& c) {
+  const NodeContext& a = c.attrs();
+  std::string x = c.tensor(0), weight = c.tensor(1);
+  std::string bias =
+      c.has_input(2) ? "std::optional<RawTensor>(" + c.tensor(2) + ")" : "std::nullopt";
+  std::string args;
+  for (const char* name :
+       {"kernel_shape", "strides", "dilations", "output_padding", "pads", "output_shape"}) {
+    args += cpp_ints(a.attr_ints(name)) + ", ";
+  }
+  return {c.device("conv_transpose(" + x + ", " + weight + ", " + bias + ", " + args + "\"" +
+                       a.attr_string("auto_pad", "NOTSET") + "\", " +
+                       std::to_string(a.attr_int("group", 1)) + ")",
+                   c.rank(0))};
+}
+
 Outputs pool(EmitContext& c, bool max) {
   if (max && c.has_output(1)) c.unsupported("MaxPool's indices output");
   std::vector<int64_t> kernel = c.attrs().attr_ints("kernel_shape");
@@ -265,6 +281,7 @@ void add_math_emitters(std::map<std::string, EmitEntry>& t) {
   t["LayerNormalization"] = {layer_norm, nullptr};
   t["BatchNormalization"] = {batch_norm, nullptr};
   t["Conv"] = {conv, nullptr};
+  t["ConvTranspose"] = {conv_transpose, nullptr};
   t["MaxPool"] = {[](EmitContext& c) { return pool(c, true); }, nullptr};
   t["AveragePool"] = {[](EmitContext& c) { return pool(c, false); }, nullptr};
   t["GlobalAveragePool"] = {

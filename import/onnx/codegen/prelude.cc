@@ -337,6 +337,45 @@ inline RawTensor conv(RawTensor x, const RawTensor& weight, const std::optional<
   return ops::conv("Conv", x, weight, bias, ops::ConvArgs{w.stride, padding, w.dilation, groups, {}});
 }
 
+// Transposed convolution with no padding, then the pads cropped from the result; an
+// output_shape or SAME auto_pad sets the pads (the larger half at the end for SAME_UPPER).
+inline RawTensor conv_transpose(const RawTensor& x, const RawTensor& weight,
+                                const std::optional<RawTensor>& bias, std::vector<int64_t> kernel,
+                                std::vector<int64_t> stride, std::vector<int64_t> dil,
+                                std::vector<int64_t> outpad, std::vector<int64_t> pads,
+                                const std::vector<int64_t>& wanted, const std::string& autopad,
+                                int64_t groups) {
+  std::vector<int64_t> xs = x.shape().vector(), ws = weight.shape().vector();
+  size_t n = xs.size() - 2;
+  if (kernel.empty()) kernel.assign(ws.begin() + 2, ws.end());
+  if (stride.empty()) stride.assign(n, 1);
+  if (dil.empty()) dil.assign(n, 1);
+  if (outpad.empty()) outpad.assign(n, 0);
+  if (pads.empty()) pads.assign(2 * n, 0);
+  std::vector<int64_t> full(n);
+  for (size_t d = 0; d < n; ++d) {
+    full[d] = stride[d] * (xs[d + 2] - 1) + outpad[d] + (kernel[d] - 1) * dil[d] + 1;
+  }
+  if (!wanted.empty() || autopad == "SAME_UPPER" || autopad == "SAME_LOWER") {
+    for (size_t d = 0; d < n; ++d) {
+      int64_t out = !wanted.empty() ? wanted[wanted.size() - n + d] : xs[d + 2] * stride[d];
+      int64_t total = full[d] - out;
+      if (total < 0) {  // a larger output than the full convolution: extra positions at the end
+        outpad[d] -= total;
+        full[d] -= total;
+        total = 0;
+      }
+      pads[d] = autopad == "SAME_LOWER" ? total - total / 2 : total / 2;
+      pads[d + n] = total - pads[d];
+    }
+  }
+  ops::ConvArgs args{stride, std::vector<int64_t>(n, 0), dil, groups, outpad};
+  RawTensor y = ops::conv_transpose("ConvTranspose", x, weight, bias, args);
+  std::vector<ember::Range> crop(y.rank(), ember::Range::all());
+  for (size_t d = 0; d < n; ++d) crop[d + 2] = ember::Range(pads[d], full[d] - pads[d + n]);
+  return ops::slice(y, crop);
+}
+
 // Whether the frontend's pools take the pads as they are: symmetric and at most half the kernel
 // (PyTorch's rule); otherwise the input is padded first.
 inline bool pool_pads_ok(const Window& w) {
