@@ -10,7 +10,11 @@ and onnx are needed only here, never by the library or CI):
                          self-attention and a GELU feed-forward, d_model 32, a classifier head);
                          dynamic batch and sequence
 
-Each comes with <name>_input_<i>.pb and <name>_output_<i>.pb (TensorProtos): random inputs (the
+  no_cpp_form.onnx       a hand-built graph (onnx.helper) of two ops with data-dependent output
+                         shapes (NonZero, Unique), which ember-onnx imports but cannot write as
+                         C++: the refusal listing both (tests/import/onnx/cli_test.sh)
+
+Each PyTorch model comes with <name>_input_<i>.pb and <name>_output_<i>.pb (TensorProtos): random inputs (the
 second of other dynamic sizes) and PyTorch's outputs for them, in eval mode, and <name>_grad_<param>.pb: the gradient of the output's
 sum for a few parameters. Weights are random (seeded), not trained.
 
@@ -115,6 +119,22 @@ def export(model, x, path, names, dynamic_axes, grads=(), other=None):
     print(f"wrote {path} ({path.stat().st_size} bytes), output {tuple(y.shape)}")
 
 
+def write_no_cpp_form(path):
+    """Imported at run time, but its output shapes depend on the input's values."""
+    from onnx import TensorProto, helper
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n"])
+    nodes = [helper.make_node("Relu", ["x"], ["r"], name="relu"),
+             helper.make_node("NonZero", ["r"], ["nz"], name="nonzero"),
+             helper.make_node("Unique", ["x"], ["u"], name="unique")]
+    outs = [helper.make_tensor_value_info("nz", TensorProto.INT64, [1, "k"]),
+            helper.make_tensor_value_info("u", TensorProto.FLOAT, ["m"])]
+    graph = helper.make_graph(nodes, "no_cpp_form", [x], outs)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    onnx.save(model, path)
+
+
 def main():
     out = pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 and not sys.argv[1].startswith("--") \
         else ROOT / "tests/import/onnx/fixtures"
@@ -132,6 +152,7 @@ def main():
     export(transformer, tokens, out / "transformer.onnx", ["tokens", "logits"],
            {"tokens": {0: "batch", 1: "sequence"}, "logits": {0: "batch", 1: "sequence"}},
            grads=("embed.weight", "head.bias"), other=torch.randint(0, 50, (3, 11)))
+    write_no_cpp_form(out / "no_cpp_form.onnx")
     if "--full-resnet18" in sys.argv:
         from torchvision.models import resnet18
         path = pathlib.Path(sys.argv[sys.argv.index("--full-resnet18") + 1])

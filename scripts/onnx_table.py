@@ -18,6 +18,8 @@ import re
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
+# What follows this line in the target is written by hand and kept as it is.
+HAND_WRITTEN = "<!-- Written by hand from here on: scripts/onnx_table.py keeps what follows. -->"
 NODE = re.compile(r"\(([\w.]+), opset \d+\): (.*)$")
 
 
@@ -92,7 +94,9 @@ def main():
         for c in failed:
             why = c["message"].split("\n")[0].replace("|", "\\|")
             lines.append(f"| {c['name']} | {why} |")
-    target.write_text("\n".join(lines) + "\n")
+    old = target.read_text() if target.exists() else ""
+    kept = "\n" + old[old.index(HAND_WRITTEN):] if HAND_WRITTEN in old else ""
+    target.write_text("\n".join(lines) + "\n" + kept)
     print(f"wrote {target}: {len(counts)} op rows")
 
 

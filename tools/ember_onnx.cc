@@ -1,11 +1,15 @@
 // ember-onnx: reads an ONNX model as Ember imports it and prints a summary (inputs, outputs,
-// opset, op counts, parameters), or every unsupported construct at once.
+// opset, op counts, parameters), or every unsupported construct at once; or writes the model as
+// a C++ module with its record (--emit-cpp).
+#include <cctype>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <string>
 #include <vector>
 
+#include "import/onnx/codegen/cpp_module.h"
 #include "import/onnx/model.h"
 #include "import/onnx/registry.h"
 
@@ -22,6 +26,12 @@ options:
                   default: cpu)
   --no-check      skip onnx::checker
   --ops           print the op types Ember imports, one per line, and exit
+  --emit-cpp DIR  write the model as C++ into the new folder DIR: NAME.h, NAME.cc (a module
+                  class: parameters, load_record, forward), NAME.ember (its record) and a
+                  CMakeLists.txt building it against the installed Ember package; exits 1
+                  listing every node without a C++ form, writing nothing
+  --name NAME     the generated class's name (default: the model file's stem)
+  --cpp-ops       print the op types --emit-cpp generates, one per line, and exit
   --help          this text
 )";
 
@@ -61,12 +71,22 @@ void print_summary(const ::onnx::ModelProto& proto, const ox::Model& m, const st
   }
 }
 
+// The model file's stem as an identifier ("resnet-18.onnx" -> "resnet_18").
+std::string default_class_name(const std::string& path) {
+  std::string s;
+  for (char ch : std::filesystem::path(path).stem().string()) {
+    s += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+  }
+  return s;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   ox::ImportOptions options;
   options.device = ember::Device::cpu();
-  std::string path;
+  std::string path, emit_dir, name;
+  bool name_given = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--help" || a == "-h") {
@@ -75,6 +95,16 @@ int main(int argc, char** argv) {
     } else if (a == "--ops") {
       for (const auto& op : ox::Registry::instance().op_types()) std::cout << op << "\n";
       return 0;
+    } else if (a == "--cpp-ops") {
+      for (const auto& op : ox::codegen::cpp_op_types()) std::cout << op << "\n";
+      return 0;
+    } else if (a == "--emit-cpp") {
+      if (++i >= argc) return usage_error("--emit-cpp needs a folder");
+      emit_dir = argv[i];
+    } else if (a == "--name") {
+      if (++i >= argc) return usage_error("--name needs a class name");
+      name = argv[i];
+      name_given = true;
     } else if (a == "--no-check") {
       options.read.check = false;
     } else if (a == "--device") {
@@ -93,9 +123,21 @@ int main(int argc, char** argv) {
     }
   }
   if (path.empty()) return usage_error("no model given");
+  if (name_given && emit_dir.empty()) return usage_error("--name goes with --emit-cpp");
+  if (!emit_dir.empty() && !name_given) name = default_class_name(path);
+  if (!emit_dir.empty() && !ox::codegen::valid_class_name(name)) {
+    return usage_error("'" + name + "' is not a C++ class name (give one with --name)");
+  }
   try {
     ::onnx::ModelProto proto = ox::read_model(path, options.read);
     ox::Model m = ox::Model::from_proto(proto, path, options);
+    if (!emit_dir.empty()) {
+      std::string file = std::filesystem::path(path).filename().string();
+      ox::codegen::write_cpp(m, {name, file}, emit_dir);
+      std::cout << "wrote " << emit_dir << ": " << name << ".h, " << name << ".cc, " << name
+                << ".ember, CMakeLists.txt\n";
+      return 0;
+    }
     print_summary(proto, m, path);
   } catch (const ember::Error& e) {
     std::fprintf(stderr, "ember-onnx: %s\n", e.what());

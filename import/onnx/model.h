@@ -70,6 +70,10 @@ class Model {
   // How many nodes were folded into constants at import.
   int folded_nodes() const { return folded_; }
   int64_t num_params() const { return weights_.num_params(); }
+  // What runs after folding, for code generation (codegen/): the nodes in topological order and
+  // the constants they read (folded values and non-parameter initializers).
+  const std::vector<const ::onnx::NodeProto*>& nodes() const { return nodes_; }
+  const std::map<std::string, Value>& constants() const { return constants_; }
 
  private:
   using Env = std::map<std::string, Value>;
