@@ -10,6 +10,7 @@
 #include "ir/attention_compose.h"
 #include "ir/error.h"
 #include "ir/rewrite.h"
+#include "kernels/attention/pattern.h"
 
 namespace ember::jit {
 namespace {
@@ -27,6 +28,12 @@ bool has_mma(const runtime::Backend& backend) {
   const std::string arch = backend.target();
   int sm = 0;
   return arch.rfind("sm_", 0) == 0 && absl::SimpleAtoi(arch.substr(3, 2), &sm) && sm >= 80;
+}
+
+// Whether the device has a fused kernel for attention of this dtype and head dim.
+bool fuses(const runtime::Backend& backend, DType t, int64_t dim) {
+  return fused_attention_enabled() && has_mma(backend) && (t == DType::F16 || t == DType::BF16) &&
+         (dim == 64 || dim == 128);
 }
 
 // The statement's packed configuration: element kind (0 f16, 1 bf16), head dim, causal.
@@ -102,23 +109,63 @@ class AttentionFamily final : public AnchoredFamily {
   bool rereads_operands() const override { return true; }
   bool stores_operands() const override { return true; }
 
+  // Before planning: attention nodes the device cannot fuse become their composite; where it
+  // can, hand-written attention (pattern.h) becomes the node.
   bool rewrites(const ir::Graph& g, const runtime::Backend& backend) const override {
-    for (const ir::Node& n : g.nodes()) {
+    std::vector<int> uses;  // without the outputs, which rewrite() adds: a superset of matches
+    for (ValueId v = 0; v < g.size(); ++v) {
+      const ir::Node& n = g.node(v);
       if (n.op == ir::OpKind::Attention && !fused_attention(g, n, backend)) return true;
+      if (n.op == ir::OpKind::Matmul && fuses(backend, n.type.dtype, n.type.shape.dims.back())) {
+        if (uses.empty()) uses = use_counts(g, {});
+        if (match_attention(g, v, uses)) return true;
+      }
     }
     return false;
   }
   ir::Graph rewrite(const ir::Graph& g, std::vector<ValueId>& outputs,
                     const runtime::Backend& backend) const override {
-    return ir::rewrite(g, outputs,
-                       [&](ir::Builder& b, const ir::Node& n, ValueId,
-                           const ir::ValueIds& args) -> std::optional<ValueId> {
-                         if (n.op != ir::OpKind::Attention || fused_attention(g, n, backend)) {
-                           return std::nullopt;
-                         }
-                         return ir::attention_compose::forward(b, args[0], args[1], args[2],
-                                                               n.get<ir::AttentionAttrs>());
-                       });
+    const std::vector<int> uses = use_counts(g, outputs);
+    std::vector<std::optional<AttentionMatch>> matches(g.size());
+    std::vector<char> interior(g.size(), 0);
+    for (ValueId v = 0; v < g.size(); ++v) {
+      const ir::Node& n = g.node(v);
+      if (n.op != ir::OpKind::Matmul || !fuses(backend, n.type.dtype, n.type.shape.dims.back())) {
+        continue;
+      }
+      auto m = match_attention(g, v, uses);
+      if (!m || g.type(m->q).shape[3] != n.type.shape[3] || !(m->scale > 0)) continue;
+      for (ValueId i : m->interior) interior[i] = 1;
+      matches[v] = std::move(m);
+    }
+    ir::Graph out;
+    ir::Builder b(out);
+    std::vector<ValueId> remap(g.size(), -1);
+    ir::ValueIds args;
+    for (ValueId i = 0; i < g.size(); ++i) {
+      const ir::Node& n = g.node(i);
+      if (n.op == ir::OpKind::Input) {
+        remap[i] = b.input(n.get<ir::InputAttrs>().slot, n.type);
+        continue;
+      }
+      if (interior[i]) continue;  // read only by its chain, which becomes one node
+      args.clear();
+      for (ValueId in : n.inputs) args.push_back(remap[in]);
+      const ValueId first = out.size();
+      if (matches[i]) {
+        const AttentionMatch& m = *matches[i];
+        remap[i] = b.attention(remap[m.q], remap[m.k], remap[m.v], {m.scale, false});
+      } else if (n.op == ir::OpKind::Attention && !fused_attention(g, n, backend)) {
+        remap[i] = ir::attention_compose::forward(b, args[0], args[1], args[2],
+                                                  n.get<ir::AttentionAttrs>());
+      } else {
+        remap[i] = b.replay(n, args);
+        continue;
+      }
+      for (ValueId v = first; v < out.size(); ++v) out.set_label(v, n.label);
+    }
+    for (ValueId& o : outputs) o = remap[o];
+    return out;
   }
   uint64_t rewrite_settings() const override { return fused_attention_enabled() ? 1 : 0; }
 

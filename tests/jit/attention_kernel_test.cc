@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "absl/strings/str_cat.h"
+#include "frontend/activation.h"
 #include "frontend/module.h"
 #include "kernels/attention/family.h"
 #include "tests/jit/gpu_util.h"
@@ -91,6 +92,40 @@ TEST(AttentionKernel, OneKernelOnCuda) {
   a.convert(DType::F32).assert_approx_eq(b.convert(DType::F32), {2e-2, 2e-2});
   std::cout << "attention on " << dev.to_string() << ": fused " << fused << " kernel, composite "
             << composite << "\n";
+}
+
+// Attention written by hand with frontend ops (scores in f32, softmax, weights cast back): the
+// same values as the CPU, and on CUDA one kernel (kernels/attention/pattern.h).
+Tensor<4> by_hand(const Tensor<4>& q, const Tensor<4>& k, const Tensor<4>& v) {
+  auto scores = q.matmul(k.swap_dims(2, 3)).cast(DType::F32) * 0.125;
+  return activation::softmax(scores, 3).cast(q.dtype()).matmul(v);
+}
+
+TEST(AttentionKernel, HandWrittenMatchesTheCpuAndIsOneKernelOnCuda) {
+  EMBER_REQUIRE_GPU_DEVICE();
+  auto inputs = [](const Device& dev) {
+    std::vector<Tensor<4>> t;
+    for (uint32_t seed : {11u, 12u, 13u}) {
+      t.push_back(Tensor<4>::from_data(testing::host_uniform({2, 4, 150, 64}, seed), dev)
+                      .cast(DType::BF16));
+    }
+    return t;
+  };
+  testing::expect_same_fused_and_unfused(
+      [&](const Device& dev) -> std::vector<RawTensor> {
+        auto t = inputs(dev);
+        return {by_hand(t[0], t[1], t[2]).cast(DType::F32).raw()};
+      },
+      2e-2, 2e-2);
+  Device dev = testing::gpu_device();
+  EMBER_SKIP_UNLESS(dev.type() == DeviceType::Cuda, "the fused kernel runs on CUDA");
+  auto t = inputs(dev);
+  sync(dev);
+  const int64_t before = stats(dev).kernels_launched;
+  TensorData out = by_hand(t[0], t[1], t[2]).to_data();
+  const int64_t kernels = stats(dev).kernels_launched - before;
+  EXPECT_EQ(kernels, 1);
+  std::cout << "hand-written attention on " << dev.to_string() << ": " << kernels << " kernel\n";
 }
 
 }  // namespace
