@@ -18,7 +18,7 @@ if [ -n "$fixtures" ] && [ ! -e "$fixtures" ]; then
 fi
 for dev in cuda:0 vulkan:0; do
   EMBER_ONNX_TEST_DEVICE=$dev EMBER_CACHE_DIR=/tmp/ember-onnx-$dev $bin/onnx_tests \
-    --gtest_brief=1 --gtest_filter='PyTorchModels*:OnnxFineTune*' > "$out/tests-$dev.txt" 2>&1
+    --gtest_brief=1 --gtest_filter='*PyTorchModels*:*FineTune*' > "$out/tests-$dev.txt" 2>&1
   echo "onnx_tests (PyTorch fixtures) on $dev exit $?" | tee -a "$out/summary.txt"
   grep -E "FAILED|PASSED|tests ran" "$out/tests-$dev.txt" | head -8
 done
