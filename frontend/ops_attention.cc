@@ -3,6 +3,7 @@
 // sequence x sequence intermediate; masks are combined into one boolean tensor that broadcasts
 // over batch and heads, so no mask is expanded to the full score shape in memory.
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <string>
 
@@ -11,6 +12,7 @@
 #include "frontend/detail/primitives.h"
 #include "frontend/detail/stream.h"
 #include "frontend/module.h"
+#include "kernels/attention/family.h"
 
 namespace ember::module {
 namespace {
@@ -138,6 +140,13 @@ AttentionOutput attention_with_weights(const Tensor<4>& q, const Tensor<4>& k, c
 
 namespace {
 
+// EMBER_ATTENTION_TRAINING=0: attention with gradients records the composite on every device
+// (an A/B baseline for the fused forward in training steps).
+bool training_primitive() {
+  const char* env = std::getenv("EMBER_ATTENTION_TRAINING");
+  return env == nullptr || std::string(env) != "0";
+}
+
 // A computed operand, or a materialized one whose rows the fused kernels can copy as they are
 // (contiguous: every stride and the offset a multiple of the row).
 bool readable_in_place(const Tensor<4>& x) {
@@ -149,13 +158,17 @@ bool readable_in_place(const Tensor<4>& x) {
 
 // Whether attention(q, k, v, o) records the primitive (ir::OpKind::Attention), which devices
 // with a fused kernel run as one: everything but masks other than causal, dropout and the quiet
-// softmax, and only without gradients (its backward recomputes the probabilities for each
-// operand; the composite's keeps them).
+// softmax. With gradients only where the forward fuses: the primitive's backward recomputes the
+// probabilities, where the composite's forward would have kept them.
 bool records_primitive(const Tensor<4>& q, const Tensor<4>& k, const Tensor<4>& v,
                        const AttentionOptions& o) {
   if (o.additive_mask || o.bool_mask || o.key_padding_mask || o.quiet_softmax) return false;
   if (o.training && o.dropout > 0) return false;
-  if (q.is_require_grad() || k.is_require_grad() || v.is_require_grad()) return false;
+  if ((q.is_require_grad() || k.is_require_grad() || v.is_require_grad()) &&
+      (!training_primitive() || q.shape()[3] != v.shape()[3] ||
+       !jit::attention_fuses(ember::detail::backend_for(q.device()), q.dtype(), q.shape()[3]))) {
+    return false;
+  }
   return readable_in_place(q) && readable_in_place(k) && readable_in_place(v);
 }
 

@@ -5,6 +5,7 @@
 // zeros. Key/value heads are repeated for their group of query heads, and their gradients summed
 // back over the group.
 #include <limits>
+#include <vector>
 
 #include "ir/builder.h"
 
@@ -70,20 +71,30 @@ inline ValueId forward(Builder& b, ValueId q, ValueId k, ValueId v, const Attent
 // The gradient of the node's input `input` (0 q, 1 k, 2 v) given the output o and its gradient
 // g: with P the probabilities, dV = P^T g, dS = P (g V^T - rowsum(g o)) * scale, dQ = dS K,
 // dK = dS^T Q (key/value gradients summed over their group of query heads).
+// `shared` (when given) keeps the probabilities and the score gradient between the calls for
+// one node's three inputs, so that they are computed once.
 inline ValueId gradient(Builder& b, ValueId q, ValueId k, ValueId v, ValueId o, ValueId g,
-                        const AttentionAttrs& a, int input) {
+                        const AttentionAttrs& a, int input,
+                        std::vector<ValueId>* shared = nullptr) {
   const DType t = b.type(q).dtype, st = score_dtype(t);
   const int64_t heads = b.type(q).shape[1], kv_heads = b.type(k).shape[1];
-  ValueId p = probabilities(b, q, k, a);
+  std::vector<ValueId> local;
+  std::vector<ValueId>& keep = shared ? *shared : local;
+  keep.resize(2, -1);
+  if (keep[0] < 0) keep[0] = probabilities(b, q, k, a);
+  const ValueId p = keep[0];
   if (input == 2) {
     return sum_groups(b, b.matmul(transpose_last(b, b.cast(p, t)), g), kv_heads);
   }
-  ValueId dp = b.cast(b.matmul(g, transpose_last(b, repeat_heads(b, v, heads))), st);
-  ValueId go = b.binary(BinaryFn::Mul, b.cast(g, st), b.cast(o, st));
-  ValueId delta = b.reduce(ReduceFn::Sum, go, 3);
-  ValueId ds = b.binary(BinaryFn::Mul, p, b.binary(BinaryFn::Sub, dp, delta));
-  ds = b.binary(BinaryFn::Mul, ds, b.full(ones4(), st, Scalar::from_double(a.scale)));
-  ds = b.cast(ds, t);
+  if (keep[1] < 0) {
+    ValueId dp = b.cast(b.matmul(g, transpose_last(b, repeat_heads(b, v, heads))), st);
+    ValueId go = b.binary(BinaryFn::Mul, b.cast(g, st), b.cast(o, st));
+    ValueId delta = b.reduce(ReduceFn::Sum, go, 3);
+    ValueId ds = b.binary(BinaryFn::Mul, p, b.binary(BinaryFn::Sub, dp, delta));
+    ds = b.binary(BinaryFn::Mul, ds, b.full(ones4(), st, Scalar::from_double(a.scale)));
+    keep[1] = b.cast(ds, t);
+  }
+  const ValueId ds = keep[1];
   if (input == 0) return b.matmul(ds, repeat_heads(b, k, heads));
   return sum_groups(b, b.matmul(transpose_last(b, ds), q), kv_heads);
 }

@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "ir/error.h"
+#include "ir/vjp_cache.h"
 
 namespace ember::ir {
 
@@ -49,10 +50,11 @@ std::vector<ValueId> reverse_mode(Graph& g, ValueId output, ValueId seed,
   for (ValueId i = output; i >= 0; --i) {
     if (adjoint[i] < 0 || !needed[i]) continue;
     ValueIds inputs = g.node(i).inputs;  // copied: appending moves the nodes
+    VjpCache cache;                      // shared by this node's rules (attention's)
     for (int k = 0; k < static_cast<int>(inputs.size()); ++k) {
       ValueId in = inputs[k];
       if (!needed[in]) continue;
-      ValueId contribution = vjp(b, i, k, adjoint[i], values);
+      ValueId contribution = vjp(b, i, k, adjoint[i], values, &cache);
       if (contribution < 0) continue;
       adjoint[in] =
           adjoint[in] < 0 ? contribution : b.binary(BinaryFn::Add, adjoint[in], contribution);

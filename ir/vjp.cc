@@ -9,14 +9,15 @@
 #include "ir/autodiff.h"
 #include "ir/conv_compose.h"
 #include "ir/error.h"
+#include "ir/vjp_cache.h"
 
 namespace ember::ir {
 namespace {
 
 class Rules {
  public:
-  Rules(Builder& b, ValueId id, const std::vector<ValueId>* values)
-      : b_(b), id_(values ? (*values)[id] : id), n_(b.node(id)), values_(values) {}
+  Rules(Builder& b, ValueId id, const std::vector<ValueId>* values, VjpCache* cache)
+      : b_(b), id_(values ? (*values)[id] : id), n_(b.node(id)), values_(values), cache_(cache) {}
 
   ValueId apply(int k, ValueId g) {
     switch (n_.op) {
@@ -58,7 +59,8 @@ class Rules {
         return collective(g);
       case OpKind::Attention:
         return attention_compose::gradient(b_, in(0), in(1), in(2), id_, g,
-                                           n_.get<AttentionAttrs>(), k);
+                                           n_.get<AttentionAttrs>(), k,
+                                           cache_ ? &cache_->values : nullptr);
       default:
         return -1;  // sources (input, full, iota, random) have no inputs
     }
@@ -369,12 +371,18 @@ class Rules {
   ValueId id_;
   Node n_;  // a copy: the rules append to the graph that holds the original
   const std::vector<ValueId>* values_;
+  VjpCache* cache_;
 };
 
 }  // namespace
 
 ValueId vjp(Builder& b, ValueId id, int input, ValueId grad, const std::vector<ValueId>* values) {
-  return Rules(b, id, values).apply(input, grad);
+  return Rules(b, id, values, nullptr).apply(input, grad);
+}
+
+ValueId vjp(Builder& b, ValueId id, int input, ValueId grad, const std::vector<ValueId>* values,
+            VjpCache* cache) {
+  return Rules(b, id, values, cache).apply(input, grad);
 }
 
 }  // namespace ember::ir

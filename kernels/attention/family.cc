@@ -177,6 +177,10 @@ class AttentionFamily final : public AnchoredFamily {
 
 }  // namespace
 
+bool attention_fuses(const runtime::Backend& backend, DType dtype, int64_t head_dim) {
+  return fuses(backend, dtype, head_dim);
+}
+
 bool fused_attention(const ir::Graph& g, const ir::Node& n, const runtime::Backend& backend) {
   if (!fused_attention_enabled() || !has_mma(backend)) return false;
   const DType t = n.type.dtype;

@@ -10,6 +10,10 @@ namespace ember::jit {
 
 const Family& attention_family();
 
+// Whether `backend` has a fused attention kernel for this dtype and head dim (key and value
+// head dims equal).
+bool attention_fuses(const runtime::Backend& backend, DType dtype, int64_t head_dim);
+
 // Whether `backend` runs attention node n as one fused kernel.
 bool fused_attention(const ir::Graph& g, const ir::Node& n, const runtime::Backend& backend);
 

@@ -94,6 +94,32 @@ TEST(AttentionKernel, OneKernelOnCuda) {
             << composite << "\n";
 }
 
+// A training step's gradients: on CUDA the primitive's fused forward and its composite backward
+// (probabilities and score gradient computed once for the three operands), elsewhere the
+// composite throughout; against the CPU reference.
+TEST(AttentionKernel, GradientsMatchTheCpu) {
+  EMBER_REQUIRE_GPU_DEVICE();
+  for (bool causal : {false, true}) {
+    SCOPED_TRACE(causal ? "causal" : "full");
+    testing::expect_same_fused_and_unfused(
+        [&](const Device& dev) -> std::vector<RawTensor> {
+          auto make = [&](Shape s, uint32_t seed) {
+            return Tensor<4>::from_data(testing::host_uniform(s, seed, -1, 1), dev)
+                .cast(DType::BF16)
+                .require_grad();
+          };
+          auto q = make({2, 4, 96, 64}, 21), k = make({2, 2, 120, 64}, 22),
+               v = make({2, 2, 120, 64}, 23);
+          auto w = Tensor<4>::from_data(testing::host_uniform({2, 4, 96, 64}, 24), dev);
+          auto y = module::attention(q, k, v, {.causal = causal});
+          Gradients g = (y.cast(DType::F32) * w).sum().backward();
+          return {y.cast(DType::F32).raw(), q.grad(g)->cast(DType::F32).raw(),
+                  k.grad(g)->cast(DType::F32).raw(), v.grad(g)->cast(DType::F32).raw()};
+        },
+        3e-2, 3e-2);
+  }
+}
+
 // Attention written by hand with frontend ops (scores in f32, softmax, weights cast back): the
 // same values as the CPU, and on CUDA one kernel (kernels/attention/pattern.h).
 Tensor<4> by_hand(const Tensor<4>& q, const Tensor<4>& k, const Tensor<4>& v) {

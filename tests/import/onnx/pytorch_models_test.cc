@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 
 #include "import/onnx/model.h"
@@ -104,6 +105,22 @@ TEST_P(PyTorchModels, GradientsMatchPyTorch) {
   }
   EXPECT_EQ(with_grad, static_cast<int>(m.weights().entries.size()));
   EXPECT_EQ(compared, 2);
+}
+
+// The standard-width ResNet-18 (46 MB, not committed): `scripts/make_onnx_fixtures.py DIR
+// --full-resnet18 PATH.onnx` writes it with PyTorch's input and output beside it; the test runs
+// when EMBER_ONNX_FULL_RESNET18 names that .onnx file.
+TEST(PyTorchFullResNet18, MatchesPyTorch) {
+  const char* path = std::getenv("EMBER_ONNX_FULL_RESNET18");
+  if (!path || !*path) GTEST_SKIP() << "set EMBER_ONNX_FULL_RESNET18 to run it";
+  const std::string stem = std::filesystem::path(path).replace_extension().string();
+  ImportOptions options;
+  options.device = test_device();
+  Model m = Model::load(path, options);
+  TensorData got = m.run({read_pb(stem + "_input_0.pb")})[0];
+  expect_close(got, read_pb(stem + "_output_0.pb"));
+  std::cout << "ResNet-18 on " << options.device.to_string() << ": " << got.shape().to_string()
+            << " within 1e-4 of PyTorch\n";
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, PyTorchModels,
