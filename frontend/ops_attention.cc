@@ -147,6 +147,10 @@ bool training_primitive() {
   return env == nullptr || std::string(env) != "0";
 }
 
+double attrs_scale(const Tensor<4>& q, const AttentionOptions& o) {
+  return o.scale.value_or(1.0 / std::sqrt(static_cast<double>(q.shape()[3])));
+}
+
 // A computed operand, or a materialized one whose rows the fused kernels can copy as they are
 // (contiguous: every stride and the offset a multiple of the row).
 bool readable_in_place(const Tensor<4>& x) {
@@ -165,7 +169,7 @@ bool records_primitive(const Tensor<4>& q, const Tensor<4>& k, const Tensor<4>& 
   if (o.additive_mask || o.bool_mask || o.key_padding_mask || o.quiet_softmax) return false;
   if (o.training && o.dropout > 0) return false;
   if ((q.is_require_grad() || k.is_require_grad() || v.is_require_grad()) &&
-      (!training_primitive() || q.shape()[3] != v.shape()[3] ||
+      (!training_primitive() || q.shape()[3] != v.shape()[3] || !(attrs_scale(q, o) > 0) ||
        !jit::attention_fuses(ember::detail::backend_for(q.device()), q.dtype(), q.shape()[3]))) {
     return false;
   }

@@ -454,6 +454,7 @@ ValueId Builder::attention(ValueId q, ValueId k, ValueId v, const AttentionAttrs
   EMBER_REQUIRE(ks[1] >= 1 && qs[1] % ks[1] == 0, "attention",
                 "key/value heads must divide query heads: " + shapes());
   EMBER_REQUIRE(ks[3] == qs[3], "attention", "query and key dims differ: " + shapes());
+  EMBER_REQUIRE(ks[2] >= 1, "attention", "needs at least one key: " + shapes());
   EMBER_REQUIRE(std::isfinite(a.scale), "attention", "scale must be finite");
   return add(OpKind::Attention, {q, k, v}, {tq.dtype, Shape{qs[0], qs[1], qs[2], vs[3]}}, a);
 }

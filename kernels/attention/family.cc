@@ -25,9 +25,11 @@ bool fused_attention_enabled() {
 // mma.sync with bf16 exists from sm_80 on.
 bool has_mma(const runtime::Backend& backend) {
   if (backend.kind() != runtime::DeviceKind::Cuda) return false;
-  const std::string arch = backend.target();
+  const std::string arch = backend.target();  // sm_90a, sm_100a, sm_120 ...
+  size_t end = 3;
+  while (end < arch.size() && arch[end] >= '0' && arch[end] <= '9') ++end;
   int sm = 0;
-  return arch.rfind("sm_", 0) == 0 && absl::SimpleAtoi(arch.substr(3, 2), &sm) && sm >= 80;
+  return arch.rfind("sm_", 0) == 0 && absl::SimpleAtoi(arch.substr(3, end - 3), &sm) && sm >= 80;
 }
 
 // Whether the device has a fused kernel for attention of this dtype and head dim.
@@ -127,15 +129,24 @@ class AttentionFamily final : public AnchoredFamily {
                     const runtime::Backend& backend) const override {
     const std::vector<int> uses = use_counts(g, outputs);
     std::vector<std::optional<AttentionMatch>> matches(g.size());
-    std::vector<char> interior(g.size(), 0);
+    std::vector<char> interior(g.size(), 0), claimed(g.size(), 0);
     for (ValueId v = 0; v < g.size(); ++v) {
       const ir::Node& n = g.node(v);
       if (n.op != ir::OpKind::Matmul || !fuses(backend, n.type.dtype, n.type.shape.dims.back())) {
         continue;
       }
       auto m = match_attention(g, v, uses);
-      if (!m || g.type(m->q).shape[3] != n.type.shape[3] || !(m->scale > 0)) continue;
-      for (ValueId i : m->interior) interior[i] = 1;
+      if (!m || g.type(m->q).shape[3] != n.type.shape[3] || !(m->scale > 0) ||
+          g.type(m->q).shape.numel() == 0 || g.type(m->k).shape.numel() == 0) {
+        continue;
+      }
+      // A chain that reads another's output or inner values (attention over attention) waits
+      // for the next flush: its operands are not all in the new graph.
+      bool overlaps = claimed[m->q] || claimed[m->k] || claimed[m->v] || claimed[v];
+      for (ValueId i : m->interior) overlaps = overlaps || claimed[i];
+      if (overlaps) continue;
+      for (ValueId i : m->interior) interior[i] = claimed[i] = 1;
+      claimed[v] = 1;
       matches[v] = std::move(m);
     }
     ir::Graph out;

@@ -12,9 +12,10 @@ struct FlashBwdArgs {
   const unsigned char *q, *k, *v, *dout;
   const float *lse, *delta;  // [batch * heads * seq_q]: natural log-sum-exp; rowsum(dO o O)
   unsigned char *dq, *dk, *dv;
-  // Element strides of batch, head and row: q, dout and dq share the query layout, k, v, dk and
-  // dv the key layout (dk and dv with `heads` heads).
-  uint q_sb, q_sh, q_ss, k_sb, k_sh, k_ss, dk_sb, dk_sh, dk_ss;
+  // Element strides of batch, head and row of each operand (dk and dv share theirs; both have
+  // `heads` heads).
+  uint q_sb, q_sh, q_ss, k_sb, k_sh, k_ss, v_sb, v_sh, v_ss, do_sb, do_sh, do_ss;
+  uint dq_sb, dq_sh, dq_ss, dk_sb, dk_sh, dk_ss;
   uint batch, heads, kv_heads, seq_q, seq_k;
   float scale, scale_log2;
 };
@@ -103,17 +104,19 @@ __device__ __forceinline__ void flash_bwd_dq_block(const FlashBwdArgs& a, uint t
   const uint bhs = a.batch * a.heads, bh = tile % bhs, b = bh / a.heads, h = bh % a.heads;
   const uint kh = h / (a.heads / a.kv_heads), m0 = (tile / bhs) * T::kBlock;
   const uint64_t qoff = (uint64_t(b) * a.q_sb + uint64_t(h) * a.q_sh) * 2;
+  const uint64_t dooff = (uint64_t(b) * a.do_sb + uint64_t(h) * a.do_sh) * 2;
+  const uint64_t dqoff = (uint64_t(b) * a.dq_sb + uint64_t(h) * a.dq_sh) * 2;
   const unsigned char* kb = a.k + (uint64_t(b) * a.k_sb + uint64_t(kh) * a.k_sh) * 2;
-  const unsigned char* vb = a.v + (uint64_t(b) * a.k_sb + uint64_t(kh) * a.k_sh) * 2;
+  const unsigned char* vb = a.v + (uint64_t(b) * a.v_sb + uint64_t(kh) * a.v_sh) * 2;
   const int shift = int(a.seq_k) - int(a.seq_q);
   uint n_end = a.seq_k;
   if (CAUSAL) n_end = uint(max(0, min(int(a.seq_k), int(m0) + T::kBlock + shift)));
   const uint blocks = (n_end + 63) / 64;
   flash_stage<D, 64, T::kThreads>(s_q, a.q + qoff, a.q_ss, m0, a.seq_q);
-  flash_stage<D, 64, T::kThreads>(s_do, a.dout + qoff, a.q_ss, m0, a.seq_q);
+  flash_stage<D, 64, T::kThreads>(s_do, a.dout + dooff, a.do_ss, m0, a.seq_q);
   if (blocks > 0) {
     flash_stage<D, 64, T::kThreads>(s_kv, kb, a.k_ss, 0, a.seq_k);
-    flash_stage<D, 64, T::kThreads>(s_kv + T::kTile, vb, a.k_ss, 0, a.seq_k);
+    flash_stage<D, 64, T::kThreads>(s_kv + T::kTile, vb, a.v_ss, 0, a.seq_k);
   }
   cp_async_commit();
   const uint wm = warp * 16;
@@ -135,7 +138,7 @@ __device__ __forceinline__ void flash_bwd_dq_block(const FlashBwdArgs& a, uint t
     if (nb + 1 < blocks) {
       const uint other = s_kv + (stage ^ 1u) * 2u * T::kTile;
       flash_stage<D, 64, T::kThreads>(other, kb, a.k_ss, (nb + 1) * 64, a.seq_k);
-      flash_stage<D, 64, T::kThreads>(other + T::kTile, vb, a.k_ss, (nb + 1) * 64, a.seq_k);
+      flash_stage<D, 64, T::kThreads>(other + T::kTile, vb, a.v_ss, (nb + 1) * 64, a.seq_k);
     }
     cp_async_commit();
     cp_async_wait<1>();
@@ -168,7 +171,7 @@ __device__ __forceinline__ void flash_bwd_dq_block(const FlashBwdArgs& a, uint t
     __syncthreads();
   }
   cp_async_wait<0>();
-  flash_store_rows<KIND, D>(a.dq + qoff, a.q_ss, m0 + wm, a.seq_q, acc, a.scale);
+  flash_store_rows<KIND, D>(a.dq + dqoff, a.dq_ss, m0 + wm, a.seq_q, acc, a.scale);
 }
 
 // dK and dV (per query head) for key block tile / (batch * heads), head tile % (batch * heads).
@@ -182,18 +185,20 @@ __device__ __forceinline__ void flash_bwd_dkv_block(const FlashBwdArgs& a, uint 
   const uint bhs = a.batch * a.heads, bh = tile % bhs, b = bh / a.heads, h = bh % a.heads;
   const uint kh = h / (a.heads / a.kv_heads), n0 = (tile / bhs) * T::kBlock;
   const uint64_t qoff = (uint64_t(b) * a.q_sb + uint64_t(h) * a.q_sh) * 2;
+  const uint64_t dooff = (uint64_t(b) * a.do_sb + uint64_t(h) * a.do_sh) * 2;
   const uint64_t koff = (uint64_t(b) * a.k_sb + uint64_t(kh) * a.k_sh) * 2;
+  const uint64_t voff = (uint64_t(b) * a.v_sb + uint64_t(kh) * a.v_sh) * 2;
   const uint64_t dkoff = (uint64_t(b) * a.dk_sb + uint64_t(h) * a.dk_sh) * 2;
-  const unsigned char *qb = a.q + qoff, *dob = a.dout + qoff;
+  const unsigned char *qb = a.q + qoff, *dob = a.dout + dooff;
   const int shift = int(a.seq_k) - int(a.seq_q);
   // Query rows that see some key of this block: i >= n0 - shift when causal.
   const uint first = CAUSAL ? uint(max(0, int(n0) - shift)) / 64u : 0u;
   const uint blocks = (a.seq_q + 63) / 64;
   flash_stage<D, 64, T::kThreads>(s_k, a.k + koff, a.k_ss, n0, a.seq_k);
-  flash_stage<D, 64, T::kThreads>(s_v, a.v + koff, a.k_ss, n0, a.seq_k);
+  flash_stage<D, 64, T::kThreads>(s_v, a.v + voff, a.v_ss, n0, a.seq_k);
   if (first < blocks) {
     flash_stage<D, 64, T::kThreads>(s_qd, qb, a.q_ss, first * 64, a.seq_q);
-    flash_stage<D, 64, T::kThreads>(s_qd + T::kTile, dob, a.q_ss, first * 64, a.seq_q);
+    flash_stage<D, 64, T::kThreads>(s_qd + T::kTile, dob, a.do_ss, first * 64, a.seq_q);
   }
   cp_async_commit();
   const uint wn = warp * 16;  // the warp's first key in the block
@@ -208,7 +213,7 @@ __device__ __forceinline__ void flash_bwd_dkv_block(const FlashBwdArgs& a, uint 
     if (mb + 1 < blocks) {
       const uint other = s_qd + (stage ^ 1u) * 2u * T::kTile;
       flash_stage<D, 64, T::kThreads>(other, qb, a.q_ss, (mb + 1) * 64, a.seq_q);
-      flash_stage<D, 64, T::kThreads>(other + T::kTile, dob, a.q_ss, (mb + 1) * 64, a.seq_q);
+      flash_stage<D, 64, T::kThreads>(other + T::kTile, dob, a.do_ss, (mb + 1) * 64, a.seq_q);
     }
     cp_async_commit();
     cp_async_wait<1>();

@@ -260,12 +260,14 @@ __device__ __forceinline__ void flash_fwd_block(const FlashArgs& a, uint tile) {
       const float inv = sum > 0.f ? 1.f / sum : 0.f;
       const uint row = m0 + wm + mi * 16 + g + hr * 8;
       if (row >= seq_q) continue;
-      unsigned char* orow = ob + uint64_t(row) * a.o_ss * 2;
-#pragma unroll
-      for (int di = 0; di < DF; ++di) {
-        const uint packed =
-            flash_pack(acc[mi][di][hr * 2] * inv, acc[mi][di][hr * 2 + 1] * inv, KIND);
-        *reinterpret_cast<uint*>(orow + (di * 8 + t * 2) * 2) = packed;
+      if (a.o != nullptr) {  // null: only the log-sum-exp (the backward's statistics)
+        unsigned char* orow = ob + uint64_t(row) * a.o_ss * 2;
+  #pragma unroll
+        for (int di = 0; di < DF; ++di) {
+          const uint packed =
+              flash_pack(acc[mi][di][hr * 2] * inv, acc[mi][di][hr * 2 + 1] * inv, KIND);
+          *reinterpret_cast<uint*>(orow + (di * 8 + t * 2) * 2) = packed;
+        }
       }
       if (a.lse != nullptr && t == 0) {
         const float mx = row_max[mi][hr];

@@ -105,27 +105,36 @@ std::optional<AttentionMatch> match_attention(const ir::Graph& g, ValueId out,
     return std::nullopt;
   }
   w.take(mx);
-  w.interior().push_back(s);
-  // s = scores * c, c * scores or scores / c.
+  w.interior().push_back(s);  // read twice, by the maximum and the shift (checked above)
+  // From s down to the score product: float casts and at most one scaling (scores * c,
+  // c * scores or scores / c), in any order; none, or no scaling, allowed.
   double scale = 1.0;
+  bool scaled = false;
   ValueId scores = s;
-  if (w.is_binary(s, BinaryFn::Mul) || w.is_binary(s, BinaryFn::Div)) {
-    const bool div = w.is_binary(s, BinaryFn::Div);
-    const ValueId a = w.node(s).inputs[0], b = w.node(s).inputs[1];
-    if (auto c = w.scalar(b)) {
-      scale = div ? 1.0 / *c : *c;
-      scores = a;
-    } else if (auto c2 = w.scalar(a); c2 && !div) {
-      scale = *c2;
-      scores = b;
-    } else {
-      return std::nullopt;
+  for (;;) {
+    const ir::Node& n = w.node(scores);
+    ValueId next = -1;
+    if (n.op == OpKind::Cast && is_float(g.type(n.inputs[0]).dtype)) {
+      next = n.inputs[0];
+    } else if (!scaled &&
+               (w.is_binary(scores, BinaryFn::Mul) || w.is_binary(scores, BinaryFn::Div))) {
+      const bool div = w.is_binary(scores, BinaryFn::Div);
+      if (auto c = w.scalar(n.inputs[1])) {
+        scale = div ? 1.0 / *c : *c;
+        next = n.inputs[0];
+      } else if (auto c2 = w.scalar(n.inputs[0]); c2 && !div) {
+        scale = *c2;
+        next = n.inputs[1];
+      }
+      scaled = next >= 0;
     }
+    if (next < 0) break;
+    if (scores != s) w.take(scores);
+    scores = next;
   }
-  scores = w.through_casts(scores);
   const ir::Node& qk = w.node(scores);
   if (qk.op != OpKind::Matmul) return std::nullopt;
-  w.take(scores);
+  if (scores != s) w.take(scores);
   const ValueId kt = qk.inputs[1];
   const ir::Node& tn = w.node(kt);
   if (tn.op != OpKind::Permute || tn.get<ir::PermuteAttrs>().perm != std::vector<int>{0, 1, 3, 2}) {

@@ -1,6 +1,7 @@
 // Scaled dot-product attention, the reference: per (batch, head, query) row, the scores against
 // every visible key in the compute type (f32 for halves, f64 for f64), an exact softmax, then
 // the weighted sum of the values; rows split over the worker threads.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>

@@ -294,27 +294,29 @@ TEST(AttentionPrimitive, MatchesLoopsOnBothCpuDevices) {
 // The primitive's gradients (ir/attention_compose.h) against the loops, in f64 on both CPU
 // devices: the frontend records it only without gradients, so the test records it directly.
 TEST(AttentionPrimitive, GradientsMatchLoops) {
-  AttentionCase c = shape_case(2, 4, 2, 5, 7, 8);
-  const int64_t shift = c.seq_k - c.seq_q;
-  c.masked = [shift](int64_t, int64_t, int64_t i, int64_t j) { return j > i + shift; };
-  Inputs in = make_inputs(c);
-  auto want = testing::attention_reference(c, in.q, in.k, in.v, in.dout);
-  for (Device dev : {Device::cpu_reference(), Device::cpu()}) {
-    SCOPED_TRACE(dev.to_string());
-    auto f64 = [&](const std::vector<double>& v, const Shape& s) {
-      return Tensor<4>::from_data(TensorData(v, s), dev).require_grad();
-    };
-    Tensor<4> q = f64(in.q, in.qs), k = f64(in.k, in.ks), v = f64(in.v, in.vs);
-    ir::AttentionAttrs attrs;
-    attrs.scale = c.scale;
-    attrs.causal = true;
-    Tensor<4> out(prim::attention(q.raw(), k.raw(), v.raw(), attrs));
-    Gradients g =
-        (out * Tensor<4>::from_data(TensorData(in.dout, out.shape()), dev)).sum().backward();
-    expect_close(host(out), want.out, 1e-12, "output");
-    expect_close(host(q.grad(g).value()), want.dq, 1e-10, "dq");
-    expect_close(host(k.grad(g).value()), want.dk, 1e-10, "dk");
-    expect_close(host(v.grad(g).value()), want.dv, 1e-10, "dv");
+  for (int64_t sq : {5, 9}) {  // 9 queries of 7 keys: the first two see no key
+    AttentionCase c = shape_case(2, 4, 2, sq, 7, 8);
+    const int64_t shift = c.seq_k - c.seq_q;
+    c.masked = [shift](int64_t, int64_t, int64_t i, int64_t j) { return j > i + shift; };
+    Inputs in = make_inputs(c);
+    auto want = testing::attention_reference(c, in.q, in.k, in.v, in.dout);
+    for (Device dev : {Device::cpu_reference(), Device::cpu()}) {
+      SCOPED_TRACE(dev.to_string());
+      auto f64 = [&](const std::vector<double>& v, const Shape& s) {
+        return Tensor<4>::from_data(TensorData(v, s), dev).require_grad();
+      };
+      Tensor<4> q = f64(in.q, in.qs), k = f64(in.k, in.ks), v = f64(in.v, in.vs);
+      ir::AttentionAttrs attrs;
+      attrs.scale = c.scale;
+      attrs.causal = true;
+      Tensor<4> out(prim::attention(q.raw(), k.raw(), v.raw(), attrs));
+      Gradients g =
+          (out * Tensor<4>::from_data(TensorData(in.dout, out.shape()), dev)).sum().backward();
+      expect_close(host(out), want.out, 1e-12, "output");
+      expect_close(host(q.grad(g).value()), want.dq, 1e-10, "dq");
+      expect_close(host(k.grad(g).value()), want.dk, 1e-10, "dk");
+      expect_close(host(v.grad(g).value()), want.dv, 1e-10, "dv");
+    }
   }
 }
 
@@ -343,6 +345,11 @@ TEST(AttentionPrimitive, BadOperandsNameTheOpAndShapes) {
         prim::attention(z({2, 4, 3, 8}), z({2, 4, 5, 8}), z({2, 4, 4, 8}), a);
       },
       {"attention", "heads or length"});
+  expect_error(
+      [&] {
+        prim::attention(z({2, 4, 3, 8}), z({2, 4, 0, 8}), z({2, 4, 0, 8}), a);
+      },
+      {"attention", "at least one key", "[2, 4, 0, 8]"});
 }
 
 }  // namespace

@@ -60,6 +60,29 @@ TEST(AttentionPattern, MatchesTheChainFrontendOpsRecord) {
   }
 }
 
+// The scale applied before the cast to f32 (module code's own order), and no scale at all.
+TEST(AttentionPattern, MatchesScaleBeforeTheCastAndNoScale) {
+  for (bool with_scale : {true, false}) {
+    ir::Graph g;
+    Builder b(g);
+    const DType t = DType::BF16;
+    ValueId q = b.input(0, {t, {1, 2, 8, 64}}), k = b.input(1, {t, {1, 2, 8, 64}}),
+            v = b.input(2, {t, {1, 2, 8, 64}});
+    ValueId s = b.matmul(q, b.permute(k, {0, 1, 3, 2}));
+    if (with_scale) s = b.binary(BinaryFn::Mul, s, scalar(b, t, 0.25));
+    s = b.cast(s, DType::F32);
+    ValueId e =
+        b.unary(ir::UnaryFn::Exp, b.binary(BinaryFn::Sub, s, b.reduce(ReduceFn::Max, s, 3)));
+    ValueId p = b.binary(BinaryFn::Div, e, b.reduce(ReduceFn::Sum, e, 3));
+    ValueId out = b.matmul(b.cast(p, t), v);
+    auto m = match_attention(g, out, use_counts(g, {out}));
+    ASSERT_TRUE(m.has_value()) << with_scale;
+    EXPECT_DOUBLE_EQ(m->scale, with_scale ? 0.25 : 1.0);
+    EXPECT_EQ(m->q, q);
+    EXPECT_EQ(m->k, k);
+  }
+}
+
 TEST(AttentionPattern, NoMatchWhenAnInnerValueIsReadElsewhere) {
   Chain c = record();
   EXPECT_FALSE(match_attention(c.g, c.out, use_counts(c.g, {c.out, c.scores})).has_value());
