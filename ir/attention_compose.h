@@ -36,22 +36,26 @@ inline ValueId sum_groups(Builder& b, ValueId x, int64_t kv_heads) {
 
 inline ValueId transpose_last(Builder& b, ValueId x) { return b.permute(x, {0, 1, 3, 2}); }
 
-// softmax(q k^T * scale [causal]) in score_dtype, [B, H, Sq, Sk].
-inline ValueId probabilities(Builder& b, ValueId q, ValueId k, const AttentionAttrs& a) {
+// The masked, scaled scores in score_dtype, [B, H, Sq, Sk] (hidden keys -inf).
+inline ValueId scores(Builder& b, ValueId q, ValueId k, const AttentionAttrs& a) {
   const Shape qs = b.type(q).shape, ks = b.type(k).shape;
   const DType st = score_dtype(b.type(q).dtype);
-  ValueId s = b.matmul(q, transpose_last(b, repeat_heads(b, k, qs[1])));
-  s = b.cast(s, st);
+  ValueId s = b.cast(b.matmul(q, transpose_last(b, repeat_heads(b, k, qs[1]))), st);
   s = b.binary(BinaryFn::Mul, s, b.full(ones4(), st, Scalar::from_double(a.scale)));
-  if (a.causal) {
-    const Shape grid{1, 1, qs[2], ks[2]};
-    ValueId rows = b.iota(grid, DType::I32, 2), cols = b.iota(grid, DType::I32, 3);
-    ValueId shift = b.full(ones4(), DType::I32, Scalar::from_int(ks[2] - qs[2]));
-    ValueId hidden = b.binary(BinaryFn::Gt, cols, b.binary(BinaryFn::Add, rows, shift));
-    ValueId minus_inf =
-        b.full(ones4(), st, Scalar::from_double(-std::numeric_limits<double>::infinity()));
-    s = b.where(hidden, minus_inf, s);
-  }
+  if (!a.causal) return s;
+  const Shape grid{1, 1, qs[2], ks[2]};
+  ValueId rows = b.iota(grid, DType::I32, 2), cols = b.iota(grid, DType::I32, 3);
+  ValueId shift = b.full(ones4(), DType::I32, Scalar::from_int(ks[2] - qs[2]));
+  ValueId hidden = b.binary(BinaryFn::Gt, cols, b.binary(BinaryFn::Add, rows, shift));
+  return b.where(hidden,
+                 b.full(ones4(), st, Scalar::from_double(-std::numeric_limits<double>::infinity())),
+                 s);
+}
+
+// softmax(q k^T * scale [causal]) in score_dtype, [B, H, Sq, Sk].
+inline ValueId probabilities(Builder& b, ValueId q, ValueId k, const AttentionAttrs& a) {
+  const DType st = score_dtype(b.type(q).dtype);
+  ValueId s = scores(b, q, k, a);
   // A row that sees no key has maximum -inf: shift it by 0 instead (its exps are all 0).
   ValueId m = b.reduce(ReduceFn::Max, s, 3);
   m = b.where(b.unary(UnaryFn::IsInf, m), b.full(ones4(), st, Scalar::from_double(0)), m);
@@ -61,6 +65,20 @@ inline ValueId probabilities(Builder& b, ValueId q, ValueId k, const AttentionAt
   sum = b.where(zero, b.full(ones4(), st, Scalar::from_double(1)), sum);
   return b.binary(BinaryFn::Div, e, sum);
 }
+
+// Mode kAttentionLse: log(sum(exp(scores))) per query, -inf for a query that sees no key.
+inline ValueId log_sum_exp(Builder& b, ValueId q, ValueId k, const AttentionAttrs& a) {
+  const DType st = score_dtype(b.type(q).dtype);
+  ValueId s = scores(b, q, k, a);
+  ValueId m = b.reduce(ReduceFn::Max, s, 3);
+  m = b.where(b.unary(UnaryFn::IsInf, m), b.full(ones4(), st, Scalar::from_double(0)), m);
+  ValueId sum = b.reduce(ReduceFn::Sum, b.unary(UnaryFn::Exp, b.binary(BinaryFn::Sub, s, m)), 3);
+  return b.binary(BinaryFn::Add, m, b.unary(UnaryFn::Log, sum));
+}
+
+// Modes kAttentionGradQ and kAttentionGradKV from their operands (lse unused: the probabilities
+// are recomputed exactly): dq, or dk and dv per query head packed along dim 0.
+inline ValueId gradient_mode(Builder& b, const ValueIds& in, const AttentionAttrs& a);
 
 inline ValueId forward(Builder& b, ValueId q, ValueId k, ValueId v, const AttentionAttrs& a) {
   const DType t = b.type(q).dtype;
@@ -97,6 +115,59 @@ inline ValueId gradient(Builder& b, ValueId q, ValueId k, ValueId v, ValueId o, 
   const ValueId ds = keep[1];
   if (input == 0) return b.matmul(ds, repeat_heads(b, k, heads));
   return sum_groups(b, b.matmul(transpose_last(b, ds), q), kv_heads);
+}
+
+inline ValueId gradient_mode(Builder& b, const ValueIds& in, const AttentionAttrs& a) {
+  const ValueId q = in[0], k = in[1], v = in[2], g = in[3], delta = in[5];
+  const DType t = b.type(q).dtype, st = score_dtype(t);
+  const int64_t heads = b.type(q).shape[1];
+  ValueId p = probabilities(b, q, k, a);
+  ValueId dp = b.cast(b.matmul(g, transpose_last(b, repeat_heads(b, v, heads))), st);
+  ValueId ds = b.binary(BinaryFn::Mul, p, b.binary(BinaryFn::Sub, dp, delta));
+  ds = b.cast(b.binary(BinaryFn::Mul, ds, b.full(ones4(), st, Scalar::from_double(a.scale))), t);
+  if (a.mode == kAttentionGradQ) return b.matmul(ds, repeat_heads(b, k, heads));
+  ValueId dk = b.matmul(transpose_last(b, ds), q);
+  ValueId dv = b.matmul(transpose_last(b, b.cast(p, t)), g);
+  return b.concat({dk, dv}, 0);
+}
+
+// Whether a gradient goes through the fused kernels' modes (lse, dq, packed dk/dv) rather than
+// the composite: half precision with equal head dims of 64 or 128 (what the kernels take; other
+// devices rewrite the modes into composites).
+inline bool gradient_by_modes(Builder& b, ValueId q, ValueId v) {
+  const DType t = b.type(q).dtype;
+  const int64_t d = b.type(q).shape[3];
+  return (t == DType::F16 || t == DType::BF16) && (d == 64 || d == 128) && b.type(v).shape[3] == d;
+}
+
+// The gradient of input `input` through the modes; `shared` keeps lse, delta and the packed
+// key/value gradients between one node's calls.
+inline ValueId gradient_through_modes(Builder& b, ValueId q, ValueId k, ValueId v, ValueId o,
+                                      ValueId g, const AttentionAttrs& a, int input,
+                                      std::vector<ValueId>& shared) {
+  const DType st = score_dtype(b.type(q).dtype);
+  shared.resize(3, -1);
+  if (shared[0] < 0) {
+    AttentionAttrs la = a;
+    la.mode = kAttentionLse;
+    shared[0] = b.attention(q, k, v, la);
+    ValueId go = b.binary(BinaryFn::Mul, b.cast(g, st), b.cast(o, st));
+    shared[1] = b.reduce(ReduceFn::Sum, go, 3);
+  }
+  AttentionAttrs ga = a;
+  if (input == 0) {
+    ga.mode = kAttentionGradQ;
+    return b.attention_grad(q, k, v, g, shared[0], shared[1], ga);
+  }
+  if (shared[2] < 0) {
+    ga.mode = kAttentionGradKV;
+    shared[2] = b.attention_grad(q, k, v, g, shared[0], shared[1], ga);
+  }
+  const Shape ps = b.type(shared[2]).shape;
+  const int64_t batch = ps[0] / 2;
+  ValueId part = b.slice(shared[2], {input == 1 ? 0 : batch, 0, 0, 0}, {batch, ps[1], ps[2], ps[3]},
+                         {1, 1, 1, 1});
+  return sum_groups(b, part, b.type(k).shape[1]);
 }
 
 }  // namespace ember::ir::attention_compose

@@ -437,8 +437,11 @@ ValueId Builder::collective(ValueId x, const CollectiveAttrs& a) {
 
 namespace ember::ir {
 
-ValueId Builder::attention(ValueId q, ValueId k, ValueId v, const AttentionAttrs& a) {
-  const TensorType tq = type(q), tk = type(k), tv = type(v);
+namespace {
+
+// q [B, H, Sq, D], k [B, Hk, Sk, D], v [B, Hk, Sk, Dv] of one floating dtype, Hk | H, Sk >= 1.
+void check_attention(const TensorType& tq, const TensorType& tk, const TensorType& tv,
+                     const AttentionAttrs& a) {
   auto shapes = [&] {
     return absl::StrCat("query ", tq.to_string(), ", key ", tk.to_string(), ", value ",
                         tv.to_string());
@@ -456,7 +459,46 @@ ValueId Builder::attention(ValueId q, ValueId k, ValueId v, const AttentionAttrs
   EMBER_REQUIRE(ks[3] == qs[3], "attention", "query and key dims differ: " + shapes());
   EMBER_REQUIRE(ks[2] >= 1, "attention", "needs at least one key: " + shapes());
   EMBER_REQUIRE(std::isfinite(a.scale), "attention", "scale must be finite");
-  return add(OpKind::Attention, {q, k, v}, {tq.dtype, Shape{qs[0], qs[1], qs[2], vs[3]}}, a);
+}
+
+DType score_dtype(DType t) { return t == DType::F64 ? DType::F64 : DType::F32; }
+
+}  // namespace
+
+ValueId Builder::attention(ValueId q, ValueId k, ValueId v, const AttentionAttrs& a) {
+  const TensorType tq = type(q), tk = type(k), tv = type(v);
+  check_attention(tq, tk, tv, a);
+  EMBER_REQUIRE(a.mode == kAttentionOutput || a.mode == kAttentionLse, "attention",
+                "the gradient modes take the gradient's operands (attention_grad)");
+  const Shape& qs = tq.shape;
+  if (a.mode == kAttentionLse) {
+    return add(OpKind::Attention, {q, k, v}, {score_dtype(tq.dtype), Shape{qs[0], qs[1], qs[2], 1}},
+               a);
+  }
+  return add(OpKind::Attention, {q, k, v}, {tq.dtype, Shape{qs[0], qs[1], qs[2], tv.shape[3]}}, a);
+}
+
+ValueId Builder::attention_grad(ValueId q, ValueId k, ValueId v, ValueId dout, ValueId lse,
+                                ValueId delta, const AttentionAttrs& a) {
+  const TensorType tq = type(q), tk = type(k), tv = type(v);
+  check_attention(tq, tk, tv, a);
+  EMBER_REQUIRE(a.mode == kAttentionGradQ || a.mode == kAttentionGradKV, "attention",
+                "attention_grad takes the gradient modes");
+  const TensorType td = type(dout), tl = type(lse), tdl = type(delta);
+  const Shape& qs = tq.shape;
+  const DType st = score_dtype(tq.dtype);
+  const Shape rows{qs[0], qs[1], qs[2], 1};
+  EMBER_REQUIRE(td.dtype == tq.dtype && td.shape == Shape({qs[0], qs[1], qs[2], tv.shape[3]}) &&
+                    tl.dtype == st && tl.shape == rows && tdl.dtype == st && tdl.shape == rows,
+                "attention",
+                absl::StrCat("gradient operands dout ", td.to_string(), ", lse ", tl.to_string(),
+                             ", delta ", tdl.to_string(), " do not fit query ", tq.to_string()));
+  Shape out = qs;
+  if (a.mode == kAttentionGradKV) {
+    EMBER_REQUIRE(tv.shape[3] == qs[3], "attention", "packed key/value gradients need Dv == D");
+    out = Shape{2 * qs[0], qs[1], tk.shape[2], qs[3]};
+  }
+  return add(OpKind::Attention, {q, k, v, dout, lse, delta}, {tq.dtype, out}, a);
 }
 
 }  // namespace ember::ir

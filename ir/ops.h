@@ -273,13 +273,21 @@ struct CollectiveAttrs {
 // [B, H, Sq, Dv] in that dtype; scores softmax(q k^T * scale) normalised in f32 (at least).
 // Causal: key j is hidden from query i when j > i + Sk - Sq; a query that sees no key gives 0.
 // Fused kernels where a family has one (kernels/attention), the composite elsewhere.
+// The backward's nodes are the same op in other modes: kLse, the log-sum-exp of each query's
+// scaled scores ([B, H, Sq, 1], f32 or f64); from (q, k, v, dout, lse, delta = rowsum(dout o out)),
+// kGradQ dq ([B, H, Sq, D]) and kGradKV dk and dv per query head, packed along dim 0
+// ([2B, H, Sk, D], needs Dv == D), which the gradient sums over each group of heads.
+enum AttentionMode : int { kAttentionOutput = 0, kAttentionLse, kAttentionGradQ, kAttentionGradKV };
+
 struct AttentionAttrs {
   double scale = 1.0;
   bool causal = false;
+  int mode = kAttentionOutput;
   template <class F>
   static void fields(F&& f) {
     f("scale", &AttentionAttrs::scale, Role::Key);
     f("causal", &AttentionAttrs::causal, Role::Key);
+    f("mode", &AttentionAttrs::mode, Role::Key);
   }
 };
 

@@ -58,9 +58,7 @@ class Rules {
       case OpKind::Collective:
         return collective(g);
       case OpKind::Attention:
-        return attention_compose::gradient(b_, in(0), in(1), in(2), id_, g,
-                                           n_.get<AttentionAttrs>(), k,
-                                           cache_ ? &cache_->values : nullptr);
+        return attention(k, g);
       default:
         return -1;  // sources (input, full, iota, random) have no inputs
     }
@@ -335,6 +333,22 @@ class Rules {
     ValueId x = in(0);
     ValueId order = b_.sort(x, attrs.axis, attrs.descending, true, DType::I32);
     return b_.scatter_add(zeros(x), attrs.axis, order, g);
+  }
+
+  // Through the fused kernels' modes where they apply (the cache shares the log-sum-exp, delta
+  // and the packed key/value gradients between the three inputs), else the composite.
+  ValueId attention(int k, ValueId g) {
+    const AttentionAttrs& a = n_.get<AttentionAttrs>();
+    if (a.mode != kAttentionOutput) {
+      throw Error("backward: attention's own backward nodes have no gradient (second derivatives)");
+    }
+    std::vector<ValueId> local;
+    std::vector<ValueId>& shared = cache_ ? cache_->values : local;
+    if (attention_compose::gradient_by_modes(b_, in(0), in(2))) {
+      return attention_compose::gradient_through_modes(b_, in(0), in(1), in(2), id_, g, a, k,
+                                                       shared);
+    }
+    return attention_compose::gradient(b_, in(0), in(1), in(2), id_, g, a, k, &shared);
   }
 
   // The recording interface ir/conv_compose.h composes with.

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "ir/ops.h"
 #include "kernels/attention/device_code.h"
 #include "kernels/matmul/device_code.h"
 
@@ -40,7 +41,8 @@ std::string tensor_core_helpers(const KernelDesc& k) {
   bool any = false, simt = false, tma = false;
   for (const Stmt& s : k.body) {
     if (s.op == SOp::Attention) {
-      return absl::StrCat(kernels::matmul::kMmaSyncCuh, kernels::attention::kFlashFwdCuh);
+      return absl::StrCat(kernels::matmul::kMmaSyncCuh, kernels::attention::kFlashFwdCuh,
+                          kernels::attention::kFlashBwdCuh);
     }
     if (s.op != SOp::MmaTile) continue;
     MmaShape m = MmaShape::unpack(s.code);
@@ -82,18 +84,24 @@ std::string tensor_core_call(const MmaShape& m, const std::string& a, const std:
                       ", ", acc, ");");
 }
 
-std::string attention_call(const Stmt& s, const std::vector<std::string>& a) {
-  const int kind = s.code & 1, dim = s.code & 2 ? 128 : 64;
-  const bool causal = s.code & 4;
-  auto bytes = [&](int buffer, const std::string& offset) {
-    return absl::StrCat("reinterpret_cast<const unsigned char*>(b", buffer, ") + 2ull * ", offset);
-  };
-  // args: tile, then offset and three strides per operand (q, k, v, o), then the sizes and the
-  // scale's bits.
-  std::string out = absl::StrCat(
-      "{ FlashArgs fa_; fa_.q = ", bytes(s.buffers[0], a[1]),
-      "; fa_.k = ", bytes(s.buffers[1], a[5]), "; fa_.v = ", bytes(s.buffers[2], a[9]),
-      "; fa_.o = const_cast<unsigned char*>(", bytes(s.buffers[3], a[13]), "); fa_.lse = nullptr;");
+namespace {
+
+std::string bytes_at(int buffer, const std::string& offset) {
+  return absl::StrCat("reinterpret_cast<const unsigned char*>(b", buffer, ") + 2ull * ", offset);
+}
+
+// The forward's FlashArgs (modes output and log-sum-exp): args as SOp::Attention lists them.
+std::string forward_args(const Stmt& s, const std::vector<std::string>& a, bool lse_only) {
+  std::string out = absl::StrCat("FlashArgs fa_; fa_.q = ", bytes_at(s.buffers[0], a[1]),
+                                 "; fa_.k = ", bytes_at(s.buffers[1], a[5]),
+                                 "; fa_.v = ", bytes_at(s.buffers[2], a[9]), ";");
+  if (lse_only) {
+    absl::StrAppend(&out, " fa_.o = nullptr; fa_.lse = reinterpret_cast<float*>(b", s.buffers[3],
+                    ") + ", a[13], ";");
+  } else {
+    absl::StrAppend(&out, " fa_.o = const_cast<unsigned char*>(", bytes_at(s.buffers[3], a[13]),
+                    "); fa_.lse = nullptr;");
+  }
   const char* strides[] = {"q_sb", "q_sh", "q_ss", "k_sb", "k_sh", "k_ss",
                            "v_sb", "v_sh", "v_ss", "o_sb", "o_sh", "o_ss"};
   for (int op = 0; op < 4; ++op) {
@@ -102,10 +110,56 @@ std::string attention_call(const Stmt& s, const std::vector<std::string>& a) {
   }
   const char* sizes[] = {"batch", "heads", "kv_heads", "seq_q", "seq_k"};
   for (int i = 0; i < 5; ++i) absl::StrAppend(&out, " fa_.", sizes[i], " = ", a[17 + i], ";");
-  absl::StrAppend(&out, " fa_.scale_log2 = __uint_as_float(", a[22], ");");
-  absl::StrAppend(&out, " flash_fwd_block<", kind, ", ", dim, ", ", causal ? "true" : "false",
-                  ">(fa_, ", a[0], "); }");
-  return out;
+  return out + absl::StrCat(" fa_.scale_log2 = __uint_as_float(", a[22], ");");
+}
+
+// The backward's FlashBwdArgs (modes dq and packed dk/dv).
+std::string backward_args(const Stmt& s, const std::vector<std::string>& a, bool kv) {
+  std::string out = absl::StrCat(
+      "FlashBwdArgs fb_; fb_.q = ", bytes_at(s.buffers[0], a[1]),
+      "; fb_.k = ", bytes_at(s.buffers[1], a[5]), "; fb_.v = ", bytes_at(s.buffers[2], a[9]),
+      "; fb_.dout = ", bytes_at(s.buffers[3], a[13]),
+      "; fb_.lse = reinterpret_cast<const float*>(b", s.buffers[4], ") + ", a[21],
+      "; fb_.delta = reinterpret_cast<const float*>(b", s.buffers[5], ") + ", a[22],
+      "; unsigned char* out_ = const_cast<unsigned char*>(", bytes_at(s.buffers[6], a[17]), ");");
+  if (kv) {  // dk at batch 0.., dv at batch `batch`.. of the packed output
+    absl::StrAppend(&out, " fb_.dq = nullptr; fb_.dk = out_; fb_.dv = out_ + 2ull * ", a[23], " * ",
+                    a[18], ";");
+  } else {
+    absl::StrAppend(&out, " fb_.dq = out_; fb_.dk = fb_.dv = nullptr;");
+  }
+  const char* strides[] = {"q_sb", "q_sh", "q_ss", "k_sb",  "k_sh",  "k_ss",
+                           "v_sb", "v_sh", "v_ss", "do_sb", "do_sh", "do_ss"};
+  for (int op = 0; op < 4; ++op) {
+    for (int i = 0; i < 3; ++i)
+      absl::StrAppend(&out, " fb_.", strides[op * 3 + i], " = ", a[2 + op * 4 + i], ";");
+  }
+  const char* o[] = {"sb", "sh", "ss"};
+  for (int i = 0; i < 3; ++i)
+    absl::StrAppend(&out, " fb_.", kv ? "dk_" : "dq_", o[i], " = ", a[18 + i], ";");
+  const char* sizes[] = {"batch", "heads", "kv_heads", "seq_q", "seq_k"};
+  for (int i = 0; i < 5; ++i) absl::StrAppend(&out, " fb_.", sizes[i], " = ", a[23 + i], ";");
+  return out + absl::StrCat(" fb_.scale = __uint_as_float(", a[28],
+                            "); fb_.scale_log2 = __uint_as_float(", a[29], ");");
+}
+
+}  // namespace
+
+std::string attention_call(const Stmt& s, const std::vector<std::string>& a) {
+  const int kind = s.code & 1, dim = s.code & 2 ? 128 : 64, mode = s.code >> 3;
+  const char* causal = s.code & 4 ? "true" : "false";
+  const std::string tparams = absl::StrCat("<", kind, ", ", dim, ", ", causal, ">");
+  switch (mode) {
+    case ir::kAttentionGradQ:
+      return absl::StrCat("{ ", backward_args(s, a, false), " flash_bwd_dq_block", tparams,
+                          "(fb_, ", a[0], "); }");
+    case ir::kAttentionGradKV:
+      return absl::StrCat("{ ", backward_args(s, a, true), " flash_bwd_dkv_block", tparams,
+                          "(fb_, ", a[0], "); }");
+    default:
+      return absl::StrCat("{ ", forward_args(s, a, mode == ir::kAttentionLse), " flash_fwd_block",
+                          tparams, "(fa_, ", a[0], "); }");
+  }
 }
 
 }  // namespace ember::jit

@@ -73,10 +73,12 @@ enum class SOp : uint8_t {
   ArrayStore,   // array `var`[index expr] = expr
   MmaTile,      // tensor-core block tile into array `var` (see MmaShape); targets without tensor
                 // cores never receive it
-  Attention,    // fused attention output tile (kernels/attention): buffers q, k, v, o; args =
-                // tile, per operand (q, k, v, o) offset and batch/head/row strides, then batch,
-                // heads, kv heads, seq_q, seq_k and scale * log2(e) as f32 bits; code = element
-                // kind (bit 0: bf16), head dim 128 (bit 1), causal (bit 2). CUDA only.
+  Attention,    // fused attention tile (kernels/attention): buffers the node's inputs, then its
+                // output; args = tile, per tensor operand (q, k, v, [dout,] out) offset and
+                // batch/head/row strides, [the lse and delta offsets,] then batch, heads, kv
+                // heads, seq_q, seq_k, [scale,] scale * log2(e) (floats as bits); code = element
+                // kind (bit 0: bf16), head dim 128 (bit 1), causal (bit 2), the node's mode
+                // (bits 3 on, ir::AttentionMode). CUDA only.
 };
 
 // The configuration of an MmaTile statement: a block of (warps_m * frags_m * 16) x

@@ -4,5 +4,6 @@
 namespace ember::kernels::attention {
 
 extern const char kFlashFwdCuh[];  // flash_fwd.cuh: the fused forward on tensor cores
+extern const char kFlashBwdCuh[];  // flash_bwd.cuh: the fused backward (dq; dk and dv)
 
 }  // namespace ember::kernels::attention

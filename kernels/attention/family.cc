@@ -38,8 +38,19 @@ bool fuses(const runtime::Backend& backend, DType t, int64_t dim) {
          (dim == 64 || dim == 128);
 }
 
-// The statement's packed configuration: element kind (0 f16, 1 bf16), head dim, causal.
-int pack(int kind, int dim, bool causal) { return kind | (dim == 128) << 1 | causal << 2; }
+// An attention node of any mode as other primitives.
+ValueId composite(ir::Builder& b, const ir::ValueIds& in, const ir::AttentionAttrs& a) {
+  namespace ac = ir::attention_compose;
+  switch (a.mode) {
+    case ir::kAttentionLse:
+      return ac::log_sum_exp(b, in[0], in[1], a);
+    case ir::kAttentionGradQ:
+    case ir::kAttentionGradKV:
+      return ac::gradient_mode(b, in, a);
+    default:
+      return ac::forward(b, in[0], in[1], in[2], a);
+  }
+}
 
 // Element offset and strides of batch, head and row of stored operand v, as parameters. The
 // kernel copies rows 16 bytes at a time: rows contiguous, strides and offset multiples of 8.
@@ -65,38 +76,66 @@ std::vector<int> operand_params(Emitter& e, const Emitter::LayoutFn& layout, Val
   return out;
 }
 
+// The element offset of contiguous row statistics [B, H, Sq, 1] (the log-sum-exp, delta).
+int rows_param(Emitter& e, const Emitter::LayoutFn& layout, ValueId v, const std::string& key) {
+  const runtime::Array& a = layout(v);
+  if (!a.is_contiguous() || a.offset < 0 || a.offset > UINT32_MAX) {
+    throw ember::Error(
+        absl::StrCat("attention: row statistics ", a.type.to_string(), " are not contiguous"));
+  }
+  return e.param_u(key + ":off", static_cast<uint32_t>(a.offset));
+}
+
+// Statement arguments (see SOp::Attention): the tile, four words per tensor operand, the row
+// statistics' offsets (gradient modes), the sizes and the scale(s).
 KernelGeometry lower_attention(const ir::Graph& g, const KernelPlan& kp,
                                const Emitter::LayoutFn& layout, Emitter& e) {
   const ir::Node& n = g.node(kp.anchor);
   const auto& attrs = n.get<ir::AttentionAttrs>();
   const Shape qs = g.type(n.inputs[0]).shape, ks = g.type(n.inputs[1]).shape;
   const int dim = static_cast<int>(qs[3]);
-  const int kind = g.type(kp.anchor).dtype == DType::BF16 ? 1 : 0;
-  const int block_m = dim <= 64 ? 128 : 64;  // FlashFwd<KIND, D>::kBlockM
-  const int64_t tiles = (qs[2] + block_m - 1) / block_m * qs[0] * qs[1];
+  const int kind = g.type(n.inputs[0]).dtype == DType::BF16 ? 1 : 0;
+  const bool grad = attrs.mode == ir::kAttentionGradQ || attrs.mode == ir::kAttentionGradKV;
+  // FlashFwd<KIND, D>::kBlockM rows per forward tile; the backward's blocks are 64 rows.
+  const int block = grad ? 64 : (dim <= 64 ? 128 : 64);
+  const int64_t rows = attrs.mode == ir::kAttentionGradKV ? ks[2] : qs[2];
+  const int64_t tiles = (rows + block - 1) / block * qs[0] * qs[1];
   Stmt st{SOp::Attention};
-  st.code = pack(kind, dim, attrs.causal);
-  for (int i = 0; i < 3; ++i) st.buffers.push_back(e.binding(n.inputs[i], false));
+  st.code = kind | (dim == 128) << 1 | attrs.causal << 2 | attrs.mode << 3;
+  for (ValueId in : n.inputs) st.buffers.push_back(e.binding(in, false));
   st.buffers.push_back(e.binding(kp.anchor, true));
   int tile = e.begin_for(SOp::ForRows, e.param_u("tiles", static_cast<uint32_t>(tiles)));
   st.args.push_back(tile);
-  const char* keys[] = {"q", "k", "v"};
-  for (int i = 0; i < 3; ++i) {
+  const char* keys[] = {"q", "k", "v", "dout"};
+  for (int i = 0; i < (grad ? 4 : 3); ++i) {
     for (int p : operand_params(e, layout, n.inputs[i], keys[i])) st.args.push_back(p);
   }
-  for (int p : operand_params(e, layout, kp.anchor, "o")) st.args.push_back(p);
+  if (attrs.mode == ir::kAttentionLse) {  // the output is row statistics: its offset only
+    st.args.push_back(rows_param(e, layout, kp.anchor, "o"));
+    for (int i = 0; i < 3; ++i) st.args.push_back(e.const_u(0));
+  } else {
+    for (int p : operand_params(e, layout, kp.anchor, "o")) st.args.push_back(p);
+  }
+  if (grad) {
+    st.args.push_back(rows_param(e, layout, n.inputs[4], "lse"));
+    st.args.push_back(rows_param(e, layout, n.inputs[5], "delta"));
+  }
   const int64_t sizes[] = {qs[0], qs[1], ks[1], qs[2], ks[2]};
   const char* size_keys[] = {"batch", "heads", "kv_heads", "seq_q", "seq_k"};
   for (int i = 0; i < 5; ++i) {
     st.args.push_back(e.param_u(size_keys[i], static_cast<uint32_t>(sizes[i])));
   }
+  const float scale = static_cast<float>(attrs.scale);
   const float scale_log2 = static_cast<float>(attrs.scale * 1.4426950408889634);
+  if (grad) st.args.push_back(e.param_u("scale", std::bit_cast<uint32_t>(scale)));
   st.args.push_back(e.param_u("scale_log2", std::bit_cast<uint32_t>(scale_log2)));
   e.desc().body.push_back(st);
   e.end();
-  // FlashFwd<KIND, D>: 4 warps; shared memory for the query block and two stages of K and V.
+  // 4 warps. Shared memory: forward, the query block and two stages of K and V; backward, two
+  // kept 64-row operands and two stages of two streamed ones (FlashFwd, FlashBwd).
   e.desc().workgroup_size = 128;
-  e.desc().dynamic_shared_bytes = static_cast<uint32_t>(block_m * dim * 2 + 4 * 64 * dim * 2);
+  e.desc().dynamic_shared_bytes =
+      static_cast<uint32_t>(grad ? 6 * 64 * dim * 2 : block * dim * 2 + 4 * 64 * dim * 2);
   KernelGeometry out;
   out.work_items = static_cast<uint64_t>(tiles);
   out.per_row = true;
@@ -167,8 +206,7 @@ class AttentionFamily final : public AnchoredFamily {
         const AttentionMatch& m = *matches[i];
         remap[i] = b.attention(remap[m.q], remap[m.k], remap[m.v], {m.scale, false});
       } else if (n.op == ir::OpKind::Attention && !fused_attention(g, n, backend)) {
-        remap[i] = ir::attention_compose::forward(b, args[0], args[1], args[2],
-                                                  n.get<ir::AttentionAttrs>());
+        remap[i] = composite(b, args, n.get<ir::AttentionAttrs>());
       } else {
         remap[i] = b.replay(n, args);
         continue;
@@ -194,7 +232,7 @@ bool attention_fuses(const runtime::Backend& backend, DType dtype, int64_t head_
 
 bool fused_attention(const ir::Graph& g, const ir::Node& n, const runtime::Backend& backend) {
   if (!fused_attention_enabled() || !has_mma(backend)) return false;
-  const DType t = n.type.dtype;
+  const DType t = g.type(n.inputs[0]).dtype;  // the log-sum-exp mode outputs f32
   const Shape& qs = g.type(n.inputs[0]).shape;
   const Shape& vs = g.type(n.inputs[2]).shape;
   const int64_t dim = qs[3];

@@ -262,7 +262,7 @@ __device__ __forceinline__ void flash_fwd_block(const FlashArgs& a, uint tile) {
       if (row >= seq_q) continue;
       if (a.o != nullptr) {  // null: only the log-sum-exp (the backward's statistics)
         unsigned char* orow = ob + uint64_t(row) * a.o_ss * 2;
-  #pragma unroll
+#pragma unroll
         for (int di = 0; di < DF; ++di) {
           const uint packed =
               flash_pack(acc[mi][di][hr * 2] * inv, acc[mi][di][hr * 2 + 1] * inv, KIND);

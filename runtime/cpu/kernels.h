@@ -28,7 +28,8 @@ Array run_concat(std::span<const Array> xs, int axis, const TensorType& out);
 
 Array run_matmul(const Array& a, const Array& b, const TensorType& out);
 Array run_conv(const Array& x, const Array& w, const ir::ConvAttrs& attrs, const TensorType& out);
-Array run_attention(const Array& q, const Array& k, const Array& v, const ir::AttentionAttrs& attrs,
+// Every mode: inputs (q, k, v), or (q, k, v, dout, lse, delta) for the gradients.
+Array run_attention(std::span<const Array> in, const ir::AttentionAttrs& attrs,
                     const TensorType& out);
 
 Array run_gather(const Array& x, int axis, const Array& index, const TensorType& out);

@@ -139,12 +139,19 @@ std::vector<Case> cases() {
   // causal or not, with grouped-query heads and a permuted (strided) query.
   for (DType t : {DType::F16, DType::BF16}) {
     for (int64_t d : {64, 128}) {
-      out.push_back({absl::StrCat("attention_", dtype_name(t), "_", d), [t, d](Builder& b) {
-                       ValueId q = b.permute(in(b, t, {2, 33, 4, d}), {0, 2, 1, 3});
-                       ValueId kv = in(b, t, {2, 2, 70, d});
-                       return std::vector<ValueId>{b.attention(q, kv, kv, {0.125, false}),
-                                                   b.attention(q, kv, kv, {0.125, true})};
-                     }});
+      out.push_back(
+          {absl::StrCat("attention_", dtype_name(t), "_", d), [t, d](Builder& b) {
+             ValueId q = b.permute(in(b, t, {2, 33, 4, d}), {0, 2, 1, 3});
+             ValueId kv = in(b, t, {2, 2, 70, d});
+             ValueId dout = in(b, t, {2, 4, 33, d});
+             ValueId lse = b.attention(q, kv, kv, {0.125, true, ir::kAttentionLse});
+             ValueId delta = in(b, DType::F32, {2, 4, 33, 1});
+             return std::vector<ValueId>{
+                 b.attention(q, kv, kv, {0.125, false}), b.attention(q, kv, kv, {0.125, true}), lse,
+                 b.attention_grad(q, kv, kv, dout, lse, delta, {0.125, true, ir::kAttentionGradQ}),
+                 b.attention_grad(q, kv, kv, dout, lse, delta,
+                                  {0.125, true, ir::kAttentionGradKV})};
+           }});
     }
   }
   out.push_back({"indexing", [](Builder& b) {
