@@ -128,8 +128,9 @@ int run(int B, int H, int HK, int SQ, int SK, bool check) {
                   reinterpret_cast<unsigned char*>(d_dq),
                   reinterpret_cast<unsigned char*>(d_dk),
                   reinterpret_cast<unsigned char*>(d_dv)};
-  ba.q_sb = H * qsh, ba.q_sh = qsh, ba.q_ss = D;
-  ba.k_sb = HK * ksh, ba.k_sh = ksh, ba.k_ss = D;
+  ba.q_sb = ba.do_sb = ba.dq_sb = H * qsh, ba.q_sh = ba.do_sh = ba.dq_sh = qsh;
+  ba.q_ss = ba.do_ss = ba.dq_ss = D;
+  ba.k_sb = ba.v_sb = HK * ksh, ba.k_sh = ba.v_sh = ksh, ba.k_ss = ba.v_ss = D;
   ba.dk_sb = H * ksh, ba.dk_sh = ksh, ba.dk_ss = D;
   ba.batch = B, ba.heads = H, ba.kv_heads = HK, ba.seq_q = SQ, ba.seq_k = SK;
   ba.scale = float(scale), ba.scale_log2 = fa.scale_log2;
