@@ -60,8 +60,8 @@ class Builder {
   // Scaled dot-product attention (ir/ops.h, AttentionAttrs): its output or log-sum-exp.
   ValueId attention(ValueId q, ValueId k, ValueId v, const AttentionAttrs& a);
   // Its gradients (modes kAttentionGradQ and kAttentionGradKV).
-  ValueId attention_grad(ValueId q, ValueId k, ValueId v, ValueId dout, ValueId lse,
-                         ValueId delta, const AttentionAttrs& a);
+  ValueId attention_grad(ValueId q, ValueId k, ValueId v, ValueId dout, ValueId lse, ValueId delta,
+                         const AttentionAttrs& a);
 
   // Appends a copy of `n` (any op but Input) reading `inputs` instead of n's own inputs,
   // re-validated and re-inferred, keeping n's label: how transforms copy nodes between graphs.

@@ -64,8 +64,7 @@ ValueId replay_unlabelled(Builder& b, const Node& n, const ValueIds& in) {
       return b.collective(in[0], n.get<CollectiveAttrs>());
     case OpKind::Attention:
       if (in.size() == 6) {
-        return b.attention_grad(in[0], in[1], in[2], in[3], in[4], in[5],
-                                n.get<AttentionAttrs>());
+        return b.attention_grad(in[0], in[1], in[2], in[3], in[4], in[5], n.get<AttentionAttrs>());
       }
       return b.attention(in[0], in[1], in[2], n.get<AttentionAttrs>());
   }

@@ -13,6 +13,7 @@
 
 #include "ir/builder.h"
 #include "jit/lower/lower.h"
+#include "kernels/attention/family.h"
 #include "kernels/collective/family.h"
 #include "kernels/conv/family.h"
 #include "kernels/matmul/operands.h"
@@ -40,6 +41,9 @@ TEST(Registry, EachAnchorHasOneFamilyAndEverythingElseIsPointwise) {
   ValueId conv = b.conv(img, k, {{1, 1}, {1, 1}, {1, 1}, {1, 1}, 1});
   ValueId comm =
       b.collective(x, {ir::CollectiveKind::AllReduce, ir::CollectiveReduce::Sum, 0, 1, 2});
+  ValueId q = b.input(4, {DType::BF16, {1, 2, 8, 64}});
+  ValueId att = b.attention(q, q, q, {0.125, false});
+  EXPECT_EQ(&family_for(g.node(att)), &attention_family());
   EXPECT_EQ(&family_for(g.node(comm)), &collective_family());
   EXPECT_EQ(&family_for(g.node(mm)), &matmul_family());
   EXPECT_EQ(&family_for(g.node(conv)), &conv_family());
@@ -48,11 +52,11 @@ TEST(Registry, EachAnchorHasOneFamilyAndEverythingElseIsPointwise) {
   EXPECT_EQ(&family_for(g.node(x)), &pointwise_family());
   std::vector<std::string> names;
   for (const Family* f : families()) names.push_back(f->name());
-  EXPECT_EQ(names, (std::vector<std::string>{"matmul", "conv", "row", "sort", "scatter",
-                                             "collective", "pointwise"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"attention", "matmul", "conv", "row", "sort",
+                                             "scatter", "collective", "pointwise"}));
   for (const Family* f : families()) {
     int anchoring = f->anchors(g.node(mm)) + f->anchors(g.node(sum)) + f->anchors(g.node(neg)) +
-                    f->anchors(g.node(conv)) + f->anchors(g.node(comm));
+                    f->anchors(g.node(conv)) + f->anchors(g.node(comm)) + f->anchors(g.node(att));
     EXPECT_LE(anchoring, 1) << f->name();
   }
 }
