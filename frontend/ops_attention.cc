@@ -106,8 +106,13 @@ Tensor<4> masked_softmax(const Tensor<4>& scores, const Tensor<4, Bool>& mask, b
   return e / denom.mask_fill(denom.equal_elem(0.0), 1.0);
 }
 
+// The scores' scale: the option's, or 1 / sqrt(head_dim).
+double attrs_scale(const Tensor<4>& q, const AttentionOptions& o) {
+  return o.scale.value_or(1.0 / std::sqrt(static_cast<double>(q.shape()[3])));
+}
+
 Tensor<4> attention_weights(const Tensor<4>& q, const Tensor<4>& k, const AttentionOptions& o) {
-  const double scale = o.scale.value_or(1.0 / std::sqrt(static_cast<double>(q.shape()[3])));
+  const double scale = attrs_scale(q, o);
   Tensor<4> scores = q.matmul(k.swap_dims(2, 3)) * scale;
   // Half-precision scores are normalised in f32: a softmax over thousands of keys in bf16 loses
   // most of its digits.
@@ -147,10 +152,6 @@ bool training_primitive() {
   return env == nullptr || std::string(env) != "0";
 }
 
-double attrs_scale(const Tensor<4>& q, const AttentionOptions& o) {
-  return o.scale.value_or(1.0 / std::sqrt(static_cast<double>(q.shape()[3])));
-}
-
 // A computed operand, or a materialized one whose rows the fused kernels can copy as they are
 // (contiguous: every stride and the offset a multiple of the row).
 bool readable_in_place(const Tensor<4>& x) {
@@ -185,7 +186,7 @@ Tensor<4> attention(const Tensor<4>& q, const Tensor<4>& k, const Tensor<4>& v,
   }
   check_inputs(q, k, v, options);
   ir::AttentionAttrs attrs;
-  attrs.scale = options.scale.value_or(1.0 / std::sqrt(static_cast<double>(q.shape()[3])));
+  attrs.scale = attrs_scale(q, options);
   attrs.causal = options.causal;
   return Tensor<4>(prim::attention(q.raw(), k.raw(), v.raw(), attrs));
 }

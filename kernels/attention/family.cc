@@ -231,14 +231,12 @@ bool attention_fuses(const runtime::Backend& backend, DType dtype, int64_t head_
 }
 
 bool fused_attention(const ir::Graph& g, const ir::Node& n, const runtime::Backend& backend) {
-  if (!fused_attention_enabled() || !has_mma(backend)) return false;
-  const DType t = g.type(n.inputs[0]).dtype;  // the log-sum-exp mode outputs f32
+  // The operands' dtype: the log-sum-exp mode outputs f32.
   const Shape& qs = g.type(n.inputs[0]).shape;
-  const Shape& vs = g.type(n.inputs[2]).shape;
-  const int64_t dim = qs[3];
-  return (t == DType::F16 || t == DType::BF16) && (dim == 64 || dim == 128) && vs[3] == dim &&
-         qs.numel() > 0 && g.type(n.inputs[1]).shape.numel() > 0 &&
-         std::isfinite(n.get<ir::AttentionAttrs>().scale) && n.get<ir::AttentionAttrs>().scale > 0;
+  const double scale = n.get<ir::AttentionAttrs>().scale;
+  return fuses(backend, g.type(n.inputs[0]).dtype, qs[3]) &&
+         g.type(n.inputs[2]).shape[3] == qs[3] && qs.numel() > 0 &&
+         g.type(n.inputs[1]).shape.numel() > 0 && std::isfinite(scale) && scale > 0;
 }
 
 const Family& attention_family() {
