@@ -69,6 +69,11 @@ class Family {
   virtual bool takes_anchor(const ir::Graph&, const KernelPlan&, ir::ValueId) const {
     return false;
   }
+  // Whether anchor v joins kernel kp as another output computed from the same operands in the
+  // same pass (attention's log-sum-exp beside its output).
+  virtual bool takes_sibling(const ir::Graph&, const KernelPlan&, ir::ValueId) const {
+    return false;
+  }
   // Whether anchor v, which kp takes, joins it as a total: a reduction over all of the kernel's
   // rows of a value per row (KernelPlan::totals), computed after the kernel's last row.
   virtual bool takes_as_total(const ir::Graph&, const KernelPlan&, ir::ValueId) const {
@@ -77,6 +82,15 @@ class Family {
   // Whether the anchor reads its operands many times per output: anything more than index
   // arithmetic (views, casts, constants) feeding them is stored first.
   virtual bool rereads_operands() const { return false; }
+  // Whether operand `in` of anchor v is stored although it is index arithmetic over stored
+  // values (`stored`, as chosen so far): a matmul's tile templates read strided views only.
+  virtual bool stores_operand(const ir::Graph&, ir::ValueId v, ir::ValueId in,
+                              const std::vector<char>& stored) const {
+    (void)v;
+    (void)in;
+    (void)stored;
+    return false;
+  }
   // Whether the kernel is the backend's own primitive (the CPU target's host family): its
   // operands are stored values or views of them, never expressions (kernels/host/family.h).
   virtual bool runs_on_host() const { return false; }

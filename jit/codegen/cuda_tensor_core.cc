@@ -98,6 +98,9 @@ std::string forward_args(const Stmt& s, const std::vector<std::string>& a, bool 
   if (lse_only) {
     absl::StrAppend(&out, " fa_.o = nullptr; fa_.lse = reinterpret_cast<float*>(b", s.buffers[3],
                     ") + ", a[13], ";");
+  } else if (s.code >> kAttentionWithLseBit & 1) {  // the output and the log-sum-exp
+    absl::StrAppend(&out, " fa_.o = const_cast<unsigned char*>(", bytes_at(s.buffers[3], a[13]),
+                    "); fa_.lse = reinterpret_cast<float*>(b", s.buffers[4], ") + ", a[23], ";");
   } else {
     absl::StrAppend(&out, " fa_.o = const_cast<unsigned char*>(", bytes_at(s.buffers[3], a[13]),
                     "); fa_.lse = nullptr;");
@@ -146,7 +149,7 @@ std::string backward_args(const Stmt& s, const std::vector<std::string>& a, bool
 }  // namespace
 
 std::string attention_call(const Stmt& s, const std::vector<std::string>& a) {
-  const int kind = s.code & 1, dim = s.code & 2 ? 128 : 64, mode = s.code >> 3;
+  const int kind = s.code & 1, dim = s.code & 2 ? 128 : 64, mode = s.code >> 3 & 3;
   const char* causal = s.code & 4 ? "true" : "false";
   const std::string tparams = absl::StrCat("<", kind, ", ", dim, ", ", causal, ">");
   switch (mode) {

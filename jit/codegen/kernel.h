@@ -78,8 +78,12 @@ enum class SOp : uint8_t {
                 // batch/head/row strides, [the lse and delta offsets,] then batch, heads, kv
                 // heads, seq_q, seq_k, [scale,] scale * log2(e) (floats as bits); code = element
                 // kind (bit 0: bf16), head dim 128 (bit 1), causal (bit 2), the node's mode
-                // (bits 3 on, ir::AttentionMode). CUDA only.
+                // (bits 3-4, ir::AttentionMode), and bit kAttentionWithLseBit: the output
+                // mode's kernel also writes the log-sum-exp (one more buffer after the output;
+                // its offset is the last arg). CUDA only.
 };
+
+inline constexpr int kAttentionWithLseBit = 6;
 
 // The configuration of an MmaTile statement: a block of (warps_m * frags_m * 16) x
 // (warps_n * frags_n * 8) outputs, accumulated in f32 over K through a `stages`-deep pipeline of

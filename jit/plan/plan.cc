@@ -147,7 +147,7 @@ class Planner {
   // Puts stored value v into a kernel: one it can join, else a new one.
   void place(ValueId v) {
     fit_bindings(v);
-    if (is_anchor(g_.node(v)) && join_anchor(v)) return;
+    if (is_anchor(g_.node(v)) && (join_sibling(v) || join_anchor(v))) return;
     if (!is_anchor(g_.node(v)) && join(v, Fusion::Epilogue)) return;
     if (!is_anchor(g_.node(v)) && join(v, Fusion::Elementwise)) return;
     new_kernel(v);
@@ -309,7 +309,8 @@ class Planner {
           // The primitive reads views in place, anything else from memory.
           while (!plan_.stored[in] && is_host_view(node(in).op)) in = node(in).inputs[0];
           plan_.stored[in] = 1;
-        } else if (!plan_.stored[in] && !cheap_tree(in)) {
+        } else if (!plan_.stored[in] &&
+                   (!cheap_tree(in) || family.stores_operand(g_, v, in, plan_.stored))) {
           plan_.stored[in] = 1;
         }
       }
@@ -398,6 +399,22 @@ class Planner {
     Shape r = s;
     r[axis] = 1;
     return r;
+  }
+
+  // Anchor v joins an earlier kernel of its family that computes it in the same pass over the
+  // same operands (family.takes_sibling).
+  bool join_sibling(ValueId v) {
+    const Family& family = family_for(node(v), families_);
+    for (int k = static_cast<int>(plan_.kernels.size()) - 1; k >= 0; --k) {
+      KernelPlan& kp = plan_.kernels[k];
+      if (kp.family != &family || !family.takes_sibling(g_, kp, v)) continue;
+      if (!fits(k, own_leaves(v))) continue;
+      add_reads(k, own_leaves(v));
+      kp.outputs.push_back(v);
+      plan_.producer[v] = k;
+      return true;
+    }
+    return false;
   }
 
   // Anchor v joins an earlier kernel of its family that takes it (a reduction of a row kernel's

@@ -100,10 +100,14 @@ KernelGeometry lower_attention(const ir::Graph& g, const KernelPlan& kp,
   const int block = grad ? 64 : (dim <= 64 ? 128 : 64);
   const int64_t rows = attrs.mode == ir::kAttentionGradKV ? ks[2] : qs[2];
   const int64_t tiles = (rows + block - 1) / block * qs[0] * qs[1];
+  // The output mode's kernel may also write the log-sum-exp (AttentionFamily::takes_sibling).
+  const ValueId lse_sibling = kp.outputs.size() > 1 ? kp.outputs[1] : -1;
   Stmt st{SOp::Attention};
-  st.code = kind | (dim == 128) << 1 | attrs.causal << 2 | attrs.mode << 3;
+  st.code = kind | (dim == 128) << 1 | attrs.causal << 2 | attrs.mode << 3 |
+            (lse_sibling >= 0) << kAttentionWithLseBit;
   for (ValueId in : n.inputs) st.buffers.push_back(e.binding(in, false));
   st.buffers.push_back(e.binding(kp.anchor, true));
+  if (lse_sibling >= 0) st.buffers.push_back(e.binding(lse_sibling, true));
   int tile = e.begin_for(SOp::ForRows, e.param_u("tiles", static_cast<uint32_t>(tiles)));
   st.args.push_back(tile);
   const char* keys[] = {"q", "k", "v", "dout"};
@@ -129,6 +133,7 @@ KernelGeometry lower_attention(const ir::Graph& g, const KernelPlan& kp,
   const float scale_log2 = static_cast<float>(attrs.scale * 1.4426950408889634);
   if (grad) st.args.push_back(e.param_u("scale", std::bit_cast<uint32_t>(scale)));
   st.args.push_back(e.param_u("scale_log2", std::bit_cast<uint32_t>(scale_log2)));
+  if (lse_sibling >= 0) st.args.push_back(rows_param(e, layout, lse_sibling, "lse_out"));
   e.desc().body.push_back(st);
   e.end();
   // 4 warps. Shared memory: forward, the query block and two stages of K and V; backward, two
@@ -149,6 +154,17 @@ class AttentionFamily final : public AnchoredFamily {
   Fusion fusion() const override { return Fusion::None; }
   bool rereads_operands() const override { return true; }
   bool stores_operands() const override { return true; }
+  // Training records the output and the log-sum-exp as two nodes over the same operands: one
+  // forward kernel writes both.
+  bool takes_sibling(const ir::Graph& g, const KernelPlan& kp, ValueId v) const override {
+    const ir::Node& out = g.node(kp.anchor);
+    const ir::Node& lse = g.node(v);
+    if (kp.outputs.size() != 1 || lse.op != ir::OpKind::Attention) return false;
+    const auto& a = out.get<ir::AttentionAttrs>();
+    const auto& b = lse.get<ir::AttentionAttrs>();
+    return a.mode == ir::kAttentionOutput && b.mode == ir::kAttentionLse &&
+           out.inputs == lse.inputs && a.scale == b.scale && a.causal == b.causal;
+  }
 
   // Before planning: attention nodes the device cannot fuse become their composite; where it
   // can, hand-written attention (pattern.h) becomes the node.

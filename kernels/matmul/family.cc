@@ -20,6 +20,16 @@ class MatmulFamily final : public AnchoredFamily {
   bool anchors(const ir::Node& n) const override { return n.op == ir::OpKind::Matmul; }
   Fusion fusion() const override { return Fusion::Epilogue; }
   bool rereads_operands() const override { return true; }
+  // The tile templates (tensor cores, the CUDA f32 vector tile) read strided views of stored
+  // buffers only: an operand that is not one (a reshape of a permute, as attention's heads
+  // merged back give; a cast) is stored, instead of sending the whole product to the SIMT
+  // template. The copy is small next to the product that reads it.
+  bool stores_operand(const ir::Graph& g, ValueId v, ValueId in,
+                      const std::vector<char>& stored) const override {
+    const DType t = g.type(v).dtype;
+    const bool tiles = t == DType::F16 || t == DType::BF16 || t == DType::F32;
+    return tiles && !reads_as_strided_view(g, stored, in);
+  }
   bool rewrites(const ir::Graph& g, const runtime::Backend& backend) const override {
     return has_split_k(g, backend);
   }

@@ -1,5 +1,7 @@
 #include "kernels/matmul/operands.h"
 
+#include <map>
+
 #include "kernels/matmul/precision.h"
 
 namespace ember::jit {
@@ -8,17 +10,59 @@ namespace {
 using ir::OpKind;
 using ir::ValueId;
 
-std::optional<StridedOperand> strided_operand(const ir::Graph& g, const Plan& plan,
+// The strides that read a tensor of shape `to` from the same memory as one of shape `from`
+// with strides `st` (reshape as a view), if any: dims of `to` must each lie within a run of
+// `from`'s dims that are contiguous with one another.
+std::optional<std::vector<int64_t>> reshape_strides(const Shape& from,
+                                                    const std::vector<int64_t>& st,
+                                                    const Shape& to) {
+  std::vector<int64_t> out(to.rank(), 0);
+  if (from.numel() == 0) return out;  // nothing is read
+  int view_d = to.rank() - 1;
+  int64_t base = from.rank() > 0 ? st.back() : 1, run = 1, view_run = 1;
+  for (int d = from.rank() - 1; d >= 0; --d) {
+    run *= from[d];
+    // A run ends where the next dim out is not laid out right after this run.
+    if (d == 0 || (from[d - 1] != 1 && st[d - 1] != run * base)) {
+      while (view_d >= 0 && (view_run < run || to[view_d] == 1)) {
+        out[view_d] = view_run * base;
+        view_run *= to[view_d];
+        --view_d;
+      }
+      if (view_run != run) return std::nullopt;
+      if (d > 0) {
+        base = st[d - 1];
+        run = view_run = 1;
+      }
+    }
+  }
+  for (; view_d >= 0; --view_d) {  // leading dims of one
+    if (to[view_d] != 1) return std::nullopt;
+  }
+  return out;
+}
+
+std::optional<StridedOperand> strided_operand(const ir::Graph& g, const std::vector<char>& stored,
                                               const Emitter::LayoutFn& layout, ValueId v) {
-  if (plan.stored[v]) {
+  if (stored[v]) {
     const runtime::Array& a = layout(v);
     return StridedOperand{v, a.offset, a.strides};
   }
   const ir::Node& n = g.node(v);
-  if (n.op != OpKind::Permute && n.op != OpKind::Expand && n.op != OpKind::Slice)
+  if (n.op != OpKind::Permute && n.op != OpKind::Expand && n.op != OpKind::Slice &&
+      n.op != OpKind::Reshape) {
     return std::nullopt;
-  std::optional<StridedOperand> in = strided_operand(g, plan, layout, n.inputs[0]);
+  }
+  std::optional<StridedOperand> in = strided_operand(g, stored, layout, n.inputs[0]);
   if (!in) return in;
+  const Shape& is = g.type(n.inputs[0]).shape;
+  const Shape& os = g.type(v).shape;
+  if (n.op == OpKind::Reshape) {
+    std::optional<std::vector<int64_t>> st = reshape_strides(is, in->strides, os);
+    if (!st) return std::nullopt;
+    in->strides = std::move(*st);
+    return in;
+  }
   if (n.op == OpKind::Slice) {  // a window (x.narrow(...) of weights, say) moves the start
     const auto& attrs = n.get<ir::SliceAttrs>();
     for (size_t d = 0; d < in->strides.size(); ++d) {
@@ -27,8 +71,6 @@ std::optional<StridedOperand> strided_operand(const ir::Graph& g, const Plan& pl
     }
     return in;
   }
-  const Shape& is = g.type(n.inputs[0]).shape;
-  const Shape& os = g.type(v).shape;
   std::vector<int64_t> strides(os.rank());
   for (int d = 0; d < os.rank(); ++d) {
     if (n.op == OpKind::Permute) {
@@ -85,8 +127,8 @@ std::optional<TileOperands> tile_operands(const ir::Graph& g, const Plan& plan,
     return std::nullopt;
   }
   if (g.type(a).dtype != dt || g.type(b).dtype != dt) return std::nullopt;
-  std::optional<StridedOperand> va = strided_operand(g, plan, layout, a);
-  std::optional<StridedOperand> vb = strided_operand(g, plan, layout, b);
+  std::optional<StridedOperand> va = strided_operand(g, plan.stored, layout, a);
+  std::optional<StridedOperand> vb = strided_operand(g, plan.stored, layout, b);
   if (!va || !vb) return std::nullopt;
   const Shape& os = kp.shape;
   const Shape& as = g.type(a).shape;
@@ -111,6 +153,17 @@ std::optional<TileOperands> tile_operands(const ir::Graph& g, const Plan& plan,
   shape.a_kmajor = oa->kmajor;
   shape.b_kmajor = ob->kmajor;
   return TileOperands{shape, *oa, *ob};
+}
+
+bool reads_as_strided_view(const ir::Graph& g, const std::vector<char>& stored, ValueId v) {
+  std::map<ValueId, runtime::Array> arrays;
+  const Emitter::LayoutFn contiguous = [&](ValueId s) -> const runtime::Array& {
+    runtime::Array& a = arrays[s];
+    a.type = g.type(s);
+    a.strides = a.type.shape.contiguous_strides();
+    return a;
+  };
+  return strided_operand(g, stored, contiguous, v).has_value();
 }
 
 MatmulVariant admitted(const ir::Graph& g, const Plan& plan, const Emitter::LayoutFn& layout,

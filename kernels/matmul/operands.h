@@ -11,8 +11,9 @@
 
 namespace ember::jit {
 
-// A matmul operand read straight from memory: a stored value, or permutes, broadcasts and
-// slices of one, as an element offset and strides over the operand's own dims.
+// A matmul operand read straight from memory: a stored value, or permutes, broadcasts, slices
+// and reshapes (where strides allow) of one, as an element offset and strides over the operand's
+// own dims.
 struct StridedOperand {
   ir::ValueId stored;
   int64_t offset;
@@ -39,6 +40,10 @@ struct TileOperands {
 std::optional<TileOperands> tile_operands(const ir::Graph& g, const Plan& plan,
                                           const Emitter::LayoutFn& layout, const KernelPlan& kp,
                                           const MatmulVariant& v);
+
+// Whether operand v of a matmul reads as a strided view of stored values (per `stored`, laid
+// out contiguously, as values computed in a flush are): what the tile templates need.
+bool reads_as_strided_view(const ir::Graph& g, const std::vector<char>& stored, ir::ValueId v);
 
 // The variant kp runs given what its operands admit: a tile the operands do not suit becomes the
 // SIMT template (block 8 in place of the vector tile), a wgmma tile that cannot read them its

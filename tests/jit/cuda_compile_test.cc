@@ -146,8 +146,14 @@ std::vector<Case> cases() {
              ValueId dout = in(b, t, {2, 4, 33, d});
              ValueId lse = b.attention(q, kv, kv, {0.125, true, ir::kAttentionLse});
              ValueId delta = in(b, DType::F32, {2, 4, 33, 1});
+             // The non-causal output then its log-sum-exp: one kernel writes both.
+             ValueId out = b.attention(q, kv, kv, {0.125, false});
+             ValueId out_lse = b.attention(q, kv, kv, {0.125, false, ir::kAttentionLse});
              return std::vector<ValueId>{
-                 b.attention(q, kv, kv, {0.125, false}), b.attention(q, kv, kv, {0.125, true}), lse,
+                 out,
+                 out_lse,
+                 b.attention(q, kv, kv, {0.125, true}),
+                 lse,
                  b.attention_grad(q, kv, kv, dout, lse, delta, {0.125, true, ir::kAttentionGradQ}),
                  b.attention_grad(q, kv, kv, dout, lse, delta,
                                   {0.125, true, ir::kAttentionGradKV})};
@@ -161,6 +167,17 @@ std::vector<Case> cases() {
                    ValueId i32 = in(b, DType::I32, {5, 3});
                    return std::vector<ValueId>{b.gather(x, 1, idx), b.gather(x, 1, i32),
                                                b.scatter_add(x, 1, idx, vals)};
+                 }});
+  // A scatter in the sorted form the scatter family rewrites an embedding's gradient into
+  // (ids gathered by their argsort, expanded over the width): binary searches.
+  out.push_back({"scatter_sorted", [](Builder& b) {
+                   ValueId x = in(b, DType::F32, {300, 4});
+                   ValueId ids = in(b, DType::I32, {100, 1});
+                   ValueId vals = in(b, DType::F32, {100, 4});
+                   ValueId perm = b.sort(ids, 0, false, true);
+                   ValueId sorted = b.expand(b.gather(ids, 0, perm), {100, 4});
+                   ValueId ordered = b.gather(vals, 0, b.expand(perm, {100, 4}));
+                   return std::vector<ValueId>{b.scatter_add(x, 0, sorted, ordered)};
                  }});
   out.push_back({"sort_random_iota", [](Builder& b) {
                    ValueId x = in(b, DType::F32, {6, 50});
@@ -209,6 +226,30 @@ TEST(CudaCompile, EveryKernelPatternCompilesWithNvrtc) {
     }
   }
   EXPECT_GT(compiled, 50);
+}
+
+// Training's attention output and log-sum-exp (same operands and attributes) plan as one
+// kernel that writes both.
+TEST(CudaCompile, AttentionOutputAndLogSumExpShareOneKernel) {
+  EMBER_SKIP_UNLESS(runtime::cuda::nvrtc_version() != "none", "NVRTC unavailable");
+  ir::Graph g;
+  Builder b(g);
+  ValueId q = in(b, DType::BF16, {2, 4, 100, 64}), kv = in(b, DType::BF16, {2, 4, 90, 64});
+  ValueId out = b.attention(q, kv, kv, {0.125, true});
+  ValueId lse = b.attention(q, kv, kv, {0.125, true, ir::kAttentionLse});
+  ValueId other = b.attention(q, kv, kv, {0.25, true, ir::kAttentionLse});  // another scale
+  Plan plan = make_plan(g, {out, lse, other}, true);
+  ASSERT_EQ(plan.kernels.size(), 2u);
+  EXPECT_EQ(plan.kernels[0].outputs, (std::vector<ValueId>{out, lse}));
+  EXPECT_EQ(plan.kernels[1].outputs, (std::vector<ValueId>{other}));
+  std::vector<runtime::Array> layouts;
+  for (ValueId v = 0; v < g.size(); ++v)
+    layouts.push_back(runtime::Array::contiguous(nullptr, g.type(v)));
+  auto layout = [&](ValueId v) -> const runtime::Array& { return layouts[v]; };
+  LoweredKernel lk = lower_kernel(g, plan, 0, layout);
+  std::string source = render_cuda(lk.desc);
+  EXPECT_NE(source.find("fa_.lse = reinterpret_cast<float*>(b"), std::string::npos) << source;
+  EXPECT_GT(runtime::cuda::nvrtc_compile(source, lk.desc.name, "sm_90a", false).size(), 100u);
 }
 
 // Lowers every kernel of the graph with tensor-core matmuls requested; returns the kernels.

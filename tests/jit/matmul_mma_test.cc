@@ -63,6 +63,30 @@ TEST_P(MatmulMma, EveryOperandLayoutAndBroadcastBatch) {
   EXPECT_GE(n, 4);
 }
 
+// What a transformer feeds its products: a [batch, seq, d] activation reshaped to rows (a view
+// the tile reads in place), a weight's transpose reshaped, and attention's heads merged back
+// (a permute then a reshape: no strided view, so it is stored first). All on tensor cores.
+TEST_P(MatmulMma, ReshapedAndMergedHeadOperands) {
+  EMBER_REQUIRE_TENSOR_CORES();
+  DType t = GetParam();
+  int64_t n = mma_launches_of(
+      [t](const Device& dev) -> std::vector<RawTensor> {
+        auto x = Tensor<3>::from_data(testing::host_uniform({3, 40, 64}, 87).convert(t), dev);
+        auto w = Tensor<2>::from_data(testing::host_uniform({64, 48}, 88).convert(t), dev);
+        auto heads =
+            Tensor<4>::from_data(testing::host_uniform({3, 4, 40, 16}, 89).convert(t), dev);
+        std::vector<RawTensor> out;
+        out.push_back(x.reshape({120, 64}).matmul(w).raw());
+        out.push_back(x.reshape({120, 64}).swap_dims(0, 1).matmul(x.reshape({120, 64})).raw());
+        auto merged = heads.swap_dims(1, 2).reshape({120, 64});
+        out.push_back(merged.matmul(w).raw());
+        out.push_back(x.narrow(1, 8, 32).reshape({3, 32, 64}).matmul(w.reshape({1, 64, 48})).raw());
+        return out;
+      },
+      3e-2, 3e-1);
+  EXPECT_GE(n, 4);
+}
+
 INSTANTIATE_TEST_SUITE_P(HalfTypes, MatmulMma, ::testing::Values(DType::F16, DType::BF16),
                          [](const auto& info) { return std::string(dtype_name(info.param)); });
 

@@ -1,0 +1,78 @@
+// Which matmul operands the tile templates read in place (kernels/matmul/operands.h): strided
+// views of stored values, reshapes included where the strides allow; and what the planner
+// stores first so that a product is not sent to the SIMT template (attention's heads merged
+// back, a cast). Expected answers follow from the memory layout, worked out by hand below.
+#include "kernels/matmul/operands.h"
+
+#include <gtest/gtest.h>
+
+#include "ir/builder.h"
+#include "jit/plan/plan.h"
+
+namespace ember::jit {
+namespace {
+
+using ir::ValueId;
+
+struct Fixture {
+  ir::Graph g;
+  ir::Builder b{g};
+  std::vector<char> stored() const {
+    std::vector<char> s(g.size(), 0);
+    for (ValueId v = 0; v < g.size(); ++v) s[v] = g.node(v).op == ir::OpKind::Input;
+    return s;
+  }
+};
+
+TEST(MatmulOperands, ReshapesThatKeepRunsContiguousAreViews) {
+  Fixture f;
+  ValueId x = f.b.input(0, {DType::BF16, {8, 16, 96}});
+  // [8, 16, 96] rows merged: [128, 96] is the same memory.
+  EXPECT_TRUE(reads_as_strided_view(f.g, f.stored(), f.b.reshape(x, {128, 96})));
+  // Split the last dim and transpose the pieces: still strides (96, 1) -> (32, 1) per piece.
+  ValueId heads = f.b.permute(f.b.reshape(x, {8, 16, 3, 32}), {0, 2, 1, 3});
+  EXPECT_TRUE(reads_as_strided_view(f.g, f.stored(), heads));
+  // A window of rows, then merged with the batch: rows 4..11 of each batch are not one run of
+  // rows across batches ([8, 8, 96] with strides (1536, 96, 1) cannot be [64, 96]).
+  ValueId window = f.b.slice(x, {0, 4, 0}, {8, 8, 96}, {1, 1, 1});
+  EXPECT_FALSE(reads_as_strided_view(f.g, f.stored(), f.b.reshape(window, {64, 96})));
+  // ... but splitting the window's rows is fine.
+  EXPECT_TRUE(reads_as_strided_view(f.g, f.stored(), f.b.reshape(window, {8, 2, 4, 96})));
+}
+
+TEST(MatmulOperands, MergedHeadsAndCastsAreNotViews) {
+  Fixture f;
+  ValueId heads = f.b.input(0, {DType::BF16, {2, 12, 64, 16}});  // [batch, head, seq, dim]
+  // Back to [batch, seq, head * dim]: after the permute, head and dim are 64 * 16 apart.
+  ValueId merged = f.b.reshape(f.b.permute(heads, {0, 2, 1, 3}), {2, 64, 192});
+  EXPECT_FALSE(reads_as_strided_view(f.g, f.stored(), merged));
+  ValueId x = f.b.input(1, {DType::F32, {64, 192}});
+  EXPECT_FALSE(reads_as_strided_view(f.g, f.stored(), f.b.cast(x, DType::BF16)));
+}
+
+// The planner stores what the tile cannot read in place, and only that.
+TEST(MatmulOperands, PlannerStoresOperandsThatAreNotViews) {
+  for (DType t : {DType::BF16, DType::F32}) {
+    Fixture f;
+    ValueId heads = f.b.input(0, {t, {2, 12, 64, 16}});
+    ValueId x = f.b.input(1, {t, {2, 64, 192}});
+    ValueId w = f.b.input(2, {t, {192, 48}});
+    ValueId merged = f.b.reshape(f.b.permute(heads, {0, 2, 1, 3}), {128, 192});
+    ValueId rows = f.b.reshape(x, {128, 192});
+    ValueId a = f.b.matmul(merged, w), c = f.b.matmul(rows, w);
+    Plan plan = make_plan(f.g, {a, c}, true);
+    SCOPED_TRACE(dtype_name(t));
+    EXPECT_TRUE(plan.stored[merged]);
+    EXPECT_FALSE(plan.stored[rows]);
+  }
+  // Integer products have no tile: their operands stay inline.
+  Fixture f;
+  ValueId heads = f.b.input(0, {DType::I32, {2, 12, 64, 16}});
+  ValueId w = f.b.input(1, {DType::I32, {192, 48}});
+  ValueId merged = f.b.reshape(f.b.permute(heads, {0, 2, 1, 3}), {128, 192});
+  Plan plan = make_plan(f.g, {f.b.matmul(merged, w)}, true);
+  EXPECT_FALSE(plan.stored[merged]);
+}
+
+}  // namespace
+}  // namespace ember::jit
