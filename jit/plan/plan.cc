@@ -16,6 +16,11 @@ namespace {
 using ir::OpKind;
 using ir::ValueId;
 
+// Ops that only reorder, regroup or repeat their input's elements.
+bool is_layout_view(OpKind op) {
+  return op == OpKind::Permute || op == OpKind::Reshape || op == OpKind::Expand;
+}
+
 bool is_cheap(OpKind op) {
   switch (op) {
     case OpKind::Reshape:
@@ -280,13 +285,20 @@ class Planner {
 
   void choose_stored() {
     int n = g_.size();
+    for (ValueId v = 0; v < n; ++v) {
+      if (node(v).op == OpKind::Input || is_anchor(node(v)) || is_output_[v]) plan_.stored[v] = 1;
+    }
+    // First the operands that anchors read many times per output, then large expressions: an
+    // expression that ends in such an operand counts from it, not through it (else a transpose
+    // of a stored activation, read by a weight gradient, looks large and is stored a second
+    // time).
+    store_reread_operands();
     // size: primitives of v's inline expression; work: those a consumer recomputing v repeats
     // (constants are literals, reshapes and expands only index arithmetic).
     std::vector<int> size(n, 0), work(n, 0);
     for (ValueId v = 0; v < n; ++v) {
-      OpKind op = node(v).op;
-      if (op == OpKind::Input || is_anchor(node(v)) || is_output_[v]) plan_.stored[v] = 1;
       if (plan_.stored[v]) continue;
+      OpKind op = node(v).op;
       size[v] = 1;
       work[v] = op == OpKind::Full || op == OpKind::Reshape || op == OpKind::Expand ? 0 : 1;
       for (ValueId in : node(v).inputs) {
@@ -297,9 +309,12 @@ class Planner {
       if (consumers_[v].size() >= 2 && work[v] > kMaxRecomputeOps) plan_.stored[v] = 1;
       if (size[v] > kMaxInlineOps) plan_.stored[v] = 1;
     }
-    // Operands read many times per output are stored unless they are index arithmetic over
-    // stored values.
-    for (ValueId v = 0; v < n; ++v) {
+  }
+
+  // Operands read many times per output are stored unless they are index arithmetic over
+  // stored values (that the family can read as they are).
+  void store_reread_operands() {
+    for (ValueId v = 0; v < g_.size(); ++v) {
       const Family& family = family_for(node(v), families_);
       if (!family.rereads_operands()) continue;
       for (ValueId in : node(v).inputs) {
@@ -309,8 +324,16 @@ class Planner {
           // The primitive reads views in place, anything else from memory.
           while (!plan_.stored[in] && is_host_view(node(in).op)) in = node(in).inputs[0];
           plan_.stored[in] = 1;
-        } else if (!plan_.stored[in] &&
-                   (!cheap_tree(in) || family.stores_operand(g_, v, in, plan_.stored))) {
+        } else if (!plan_.stored[in] && !cheap_tree(in)) {
+          // A permute, reshape or broadcast of an expression: the expression is stored in its
+          // own order (coalesced) and read through the view, instead of writing the view
+          // (a weight gradient's transposed activation, recomputed in the backward pass).
+          ValueId base = in;
+          while (!plan_.stored[base] && is_layout_view(node(base).op)) base = node(base).inputs[0];
+          plan_.stored[base] = 1;
+          if (base != in && !cheap_tree(in)) plan_.stored[in] = 1;
+        }
+        if (!plan_.stored[in] && family.stores_operand(g_, v, in, plan_.stored)) {
           plan_.stored[in] = 1;
         }
       }

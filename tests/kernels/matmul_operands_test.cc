@@ -74,5 +74,31 @@ TEST(MatmulOperands, PlannerStoresOperandsThatAreNotViews) {
   EXPECT_FALSE(plan.stored[merged]);
 }
 
+// A weight gradient reads an activation recomputed in the backward pass (an expression)
+// transposed: the expression is stored in its own order and the product reads it through the
+// transpose, instead of a pointwise kernel writing the transpose (found in
+// gpt_small_train_step: every layer's GELU output transposed through memory, uncoalesced).
+TEST(MatmulOperands, TransposedExpressionIsStoredInItsOwnOrder) {
+  for (DType t : {DType::BF16, DType::F32}) {
+    Fixture f;
+    ValueId x = f.b.input(0, {t, {8, 16, 32}});
+    ValueId act = f.b.unary(ir::UnaryFn::Tanh, x);
+    ValueId transposed = f.b.permute(f.b.reshape(act, {128, 32}), {1, 0});
+    ValueId dy = f.b.input(1, {t, {128, 24}});
+    ValueId gw = f.b.matmul(transposed, dy);
+    Plan plan = make_plan(f.g, {gw}, true);
+    SCOPED_TRACE(dtype_name(t));
+    EXPECT_TRUE(plan.stored[act]);
+    EXPECT_FALSE(plan.stored[transposed]);
+    // Merged heads are no strided view even once their expression is stored: that copy stays.
+    ValueId heads = f.b.unary(ir::UnaryFn::Tanh, f.b.input(2, {t, {2, 4, 16, 8}}));
+    ValueId merged = f.b.reshape(f.b.permute(heads, {0, 2, 1, 3}), {32, 32});
+    ValueId y = f.b.matmul(merged, f.b.input(3, {t, {32, 24}}));
+    Plan plan2 = make_plan(f.g, {y}, true);
+    EXPECT_TRUE(plan2.stored[heads]);
+    EXPECT_TRUE(plan2.stored[merged]);
+  }
+}
+
 }  // namespace
 }  // namespace ember::jit
