@@ -28,10 +28,14 @@ void run_timed(benchmark::State& state, bool fused, const std::function<void()>&
     sync(dev);
   }
   take_device_time_ms(dev);
+  // What the warm-up compiled (nothing when the kernel cache was warm): first-use cost.
+  const Stats first = stats(dev);
   reset_stats(dev);
-  // A wall-time workload reads no device time: its timestamps would only add driver calls.
-  const bool timing = set_device_timing(dev, !wall_time);
+  // A wall-time workload also reports its device time (device_ms): the difference is what the
+  // host adds (recording, planning, launching) that the device does not overlap.
+  const bool timing = set_device_timing(dev, true);
   int64_t iterations = 0;
+  double device_total_ms = 0;
   for (auto _ : state) {
     auto t0 = std::chrono::steady_clock::now();
     step();
@@ -39,9 +43,13 @@ void run_timed(benchmark::State& state, bool fused, const std::function<void()>&
     double device_ms = take_device_time_ms(dev);
     double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     state.SetIterationTime(device_ms >= 0 && !wall_time ? device_ms / 1e3 : wall);
+    device_total_ms += device_ms;
     ++iterations;
   }
   set_device_timing(dev, timing);
+  if (wall_time && device_total_ms >= 0) {
+    state.counters["device_ms"] = device_total_ms / std::max<int64_t>(1, iterations);
+  }
   Stats s = stats(dev);
   state.counters["kernels"] =
       static_cast<double>(s.kernels_launched) / std::max<int64_t>(1, iterations);
@@ -62,6 +70,8 @@ void run_timed(benchmark::State& state, bool fused, const std::function<void()>&
     state.counters["TFLOP"] =
         benchmark::Counter(flops / 1e12, benchmark::Counter::kIsIterationInvariantRate);
   }
+  state.counters["warmup_compiles"] = static_cast<double>(first.compiles);
+  state.counters["warmup_compile_s"] = first.compile_ms / 1e3;
   state.SetLabel(dev.to_string() + (fused ? " fused" : " unfused"));
 }
 

@@ -1,7 +1,10 @@
 #include "frontend/detail/stream.h"
 
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <string_view>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/numbers.h"
@@ -223,7 +226,31 @@ void Stream::reset_unflushed_ops() {
   unflushed_ops_ = 0;
 }
 
+namespace {
+
+// EMBER_LOG=flush: per flush, the nodes, the host time since the last flush ended (recording)
+// and in the flush itself (planning or replay, launching; on a GPU the kernels run after).
+bool log_flushes() {
+  static const bool on = [] {
+    const char* env = std::getenv("EMBER_LOG");
+    return env != nullptr && std::string_view(env).find("flush") != std::string_view::npos;
+  }();
+  return on;
+}
+
+double ms_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+}
+
+}  // namespace
+
 void Stream::flush_locked() {
+  const auto flush_start = std::chrono::steady_clock::now();
+  const double recording_ms =
+      last_flush_end_
+          ? std::chrono::duration<double, std::milli>(flush_start - *last_flush_end_).count()
+          : 0.0;
+  const size_t nodes = graph_.size();
   jit::counters().ops_recorded.fetch_add(unflushed_ops_, std::memory_order_relaxed);
   unflushed_ops_ = 0;
   std::vector<std::shared_ptr<LazyValue>> live;
@@ -273,6 +300,11 @@ void Stream::flush_locked() {
   pending_.clear();
   side_effects_.clear();
   scalar_nodes_used_ = scalar_nodes_next_ = 0;
+  if (log_flushes()) {
+    std::fprintf(stderr, "ember flush: %zu nodes, recorded in %.3f ms, flushed in %.3f ms\n", nodes,
+                 recording_ms, ms_since(flush_start));
+  }
+  last_flush_end_ = std::chrono::steady_clock::now();
 }
 
 const runtime::Array& Stream::materialize(const RawTensor& t) {

@@ -2,6 +2,7 @@
 // The lazy stream of one device: ops append primitives to a pending graph; a sync point flushes
 // it through the jit. Internal to the frontend.
 #include <array>
+#include <chrono>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -111,6 +112,8 @@ class Stream {
   std::vector<std::weak_ptr<LazyValue>> pending_;
   std::vector<std::shared_ptr<LazyValue>> side_effects_;  // keep_until_flushed
   int64_t unflushed_ops_ = 0;
+  // When the last flush ended (EMBER_LOG=flush reports the recording time since).
+  std::optional<std::chrono::steady_clock::time_point> last_flush_end_;
   // The last flush's graph and outputs.
   ir::Graph last_graph_;
   std::vector<ir::ValueId> last_outputs_;

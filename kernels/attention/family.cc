@@ -11,6 +11,7 @@
 #include "ir/error.h"
 #include "ir/rewrite.h"
 #include "kernels/attention/pattern.h"
+#include "kernels/matmul/operands.h"
 
 namespace ember::jit {
 namespace {
@@ -52,22 +53,30 @@ ValueId composite(ir::Builder& b, const ir::ValueIds& in, const ir::AttentionAtt
   }
 }
 
-// Element offset and strides of batch, head and row of stored operand v, as parameters. The
-// kernel copies rows 16 bytes at a time: rows contiguous, strides and offset multiples of 8.
-std::vector<int> operand_params(Emitter& e, const Emitter::LayoutFn& layout, ValueId v,
-                                const std::string& key) {
-  const runtime::Array& a = layout(v);
-  const Shape& s = a.type.shape;
-  bool ok = a.strides[3] == 1 || s[3] == 1;
-  std::vector<int64_t> words = {a.offset};
-  for (int d = 0; d < 3; ++d) words.push_back(s[d] == 1 ? 0 : a.strides[d]);
+// Whether the kernel reads a [B, H, S, D] operand at this offset and these strides: rows of D
+// contiguous, offset and strides multiples of 8 elements (16-byte copies) that fit 32 bits.
+bool readable_rows(const Shape& s, int64_t offset, const std::vector<int64_t>& strides) {
+  bool ok = strides[3] == 1 || s[3] == 1;
+  std::vector<int64_t> words = {offset};
+  for (int d = 0; d < 3; ++d) words.push_back(s[d] == 1 ? 0 : strides[d]);
   for (int64_t w : words) ok = ok && w % 8 == 0 && w >= 0 && w <= UINT32_MAX;
-  if (!ok) {
+  return ok;
+}
+
+// Element offset and strides of batch, head and row of operand v (stored, or a view the planner
+// left in place: AttentionFamily::stores_operand), as parameters. The kernel copies rows 16
+// bytes at a time: rows contiguous, strides and offset multiples of 8.
+std::vector<int> operand_params(Emitter& e, const StridedOperand& a, const TensorType& t,
+                                const std::string& key) {
+  const Shape& s = t.shape;
+  if (!readable_rows(s, a.offset, a.strides)) {
     throw ember::Error(
-        absl::StrCat("attention: operand ", a.type.to_string(),
+        absl::StrCat("attention: operand ", t.to_string(),
                      " has a layout the fused kernel cannot read (rows must be contiguous, "
                      "strides and offset multiples of 8 elements)"));
   }
+  std::vector<int64_t> words = {a.offset};
+  for (int d = 0; d < 3; ++d) words.push_back(s[d] == 1 ? 0 : a.strides[d]);
   std::vector<int> out;
   const char* names[] = {":off", ":sb", ":sh", ":ss"};
   for (int i = 0; i < 4; ++i) {
@@ -88,7 +97,7 @@ int rows_param(Emitter& e, const Emitter::LayoutFn& layout, ValueId v, const std
 
 // Statement arguments (see SOp::Attention): the tile, four words per tensor operand, the row
 // statistics' offsets (gradient modes), the sizes and the scale(s).
-KernelGeometry lower_attention(const ir::Graph& g, const KernelPlan& kp,
+KernelGeometry lower_attention(const ir::Graph& g, const Plan& plan, const KernelPlan& kp,
                                const Emitter::LayoutFn& layout, Emitter& e) {
   const ir::Node& n = g.node(kp.anchor);
   const auto& attrs = n.get<ir::AttentionAttrs>();
@@ -105,20 +114,30 @@ KernelGeometry lower_attention(const ir::Graph& g, const KernelPlan& kp,
   Stmt st{SOp::Attention};
   st.code = kind | (dim == 128) << 1 | attrs.causal << 2 | attrs.mode << 3 |
             (lse_sibling >= 0) << kAttentionWithLseBit;
-  for (ValueId in : n.inputs) st.buffers.push_back(e.binding(in, false));
+  // q, k, v and dO as the stored buffers they view; the row statistics as stored.
+  std::vector<StridedOperand> views;
+  for (ValueId in : n.inputs) {
+    std::optional<StridedOperand> view = strided_operand(g, plan.stored, layout, in);
+    if (!view) throw ember::Error("attention: an operand is neither stored nor a view (planner)");
+    views.push_back(*view);
+    st.buffers.push_back(e.binding(view->stored, false));
+  }
   st.buffers.push_back(e.binding(kp.anchor, true));
   if (lse_sibling >= 0) st.buffers.push_back(e.binding(lse_sibling, true));
   int tile = e.begin_for(SOp::ForRows, e.param_u("tiles", static_cast<uint32_t>(tiles)));
   st.args.push_back(tile);
   const char* keys[] = {"q", "k", "v", "dout"};
   for (int i = 0; i < (grad ? 4 : 3); ++i) {
-    for (int p : operand_params(e, layout, n.inputs[i], keys[i])) st.args.push_back(p);
+    for (int p : operand_params(e, views[i], g.type(n.inputs[i]), keys[i])) st.args.push_back(p);
   }
   if (attrs.mode == ir::kAttentionLse) {  // the output is row statistics: its offset only
     st.args.push_back(rows_param(e, layout, kp.anchor, "o"));
     for (int i = 0; i < 3; ++i) st.args.push_back(e.const_u(0));
   } else {
-    for (int p : operand_params(e, layout, kp.anchor, "o")) st.args.push_back(p);
+    const runtime::Array& o = layout(kp.anchor);
+    for (int p : operand_params(e, {kp.anchor, o.offset, o.strides}, o.type, "o")) {
+      st.args.push_back(p);
+    }
   }
   if (grad) {
     st.args.push_back(rows_param(e, layout, n.inputs[4], "lse"));
@@ -153,7 +172,18 @@ class AttentionFamily final : public AnchoredFamily {
   bool anchors(const ir::Node& n) const override { return n.op == ir::OpKind::Attention; }
   Fusion fusion() const override { return Fusion::None; }
   bool rereads_operands() const override { return true; }
-  bool stores_operands() const override { return true; }
+  // q, k, v and dO are read in place where they are views the kernel can read (rows of D
+  // contiguous, 16-byte aligned: the heads of a projection); anything else, and the row
+  // statistics, are stored first.
+  bool stores_operand(const ir::Graph& g, ValueId v, ValueId in,
+                      const std::vector<char>& stored) const override {
+    const ir::Node& n = g.node(v);
+    for (size_t i = 4; i < n.inputs.size(); ++i) {
+      if (n.inputs[i] == in) return true;  // the log-sum-exp and delta: contiguous rows
+    }
+    std::optional<StridedOperand> view = strided_view(g, stored, in);
+    return !view || !readable_rows(g.type(in).shape, view->offset, view->strides);
+  }
   // Training records the output and the log-sum-exp as two nodes over the same operands: one
   // forward kernel writes both.
   bool takes_sibling(const ir::Graph& g, const KernelPlan& kp, ValueId v) const override {
@@ -236,7 +266,7 @@ class AttentionFamily final : public AnchoredFamily {
 
   KernelGeometry lower(const ir::Graph& g, const Plan& plan, int kernel,
                        const Emitter::LayoutFn& layout, Emitter& e) const override {
-    return lower_attention(g, plan.kernels[kernel], layout, e);
+    return lower_attention(g, plan, plan.kernels[kernel], layout, e);
   }
 };
 

@@ -40,7 +40,8 @@ class MatmulFamily final : public AnchoredFamily {
   // Split-K applies to f32 matmuls that do not run on tensor cores: the parts asked for and
   // whether TF32 puts f32 matmuls on tensor cores.
   uint64_t rewrite_settings() const override {
-    return static_cast<uint64_t>(split_k_requested()) | uint64_t{allow_tf32()} << 8;
+    return static_cast<uint64_t>(split_k_requested()) | uint64_t{allow_tf32()} << 8 |
+           uint64_t{auto_split_k()} << 9;
   }
 
   // The forced, stored or heuristic variant, then what the operands admit of it. A tile they do

@@ -42,6 +42,8 @@ std::optional<std::vector<int64_t>> reshape_strides(const Shape& from,
   return out;
 }
 
+}  // namespace
+
 std::optional<StridedOperand> strided_operand(const ir::Graph& g, const std::vector<char>& stored,
                                               const Emitter::LayoutFn& layout, ValueId v) {
   if (stored[v]) {
@@ -82,6 +84,8 @@ std::optional<StridedOperand> strided_operand(const ir::Graph& g, const std::vec
   in->strides = std::move(strides);
   return in;
 }
+
+namespace {
 
 std::optional<MmaOperand> mma_operand(const Shape& s, StridedOperand v, int k_dim, int mn_dim,
                                       int64_t chunk) {
@@ -155,7 +159,8 @@ std::optional<TileOperands> tile_operands(const ir::Graph& g, const Plan& plan,
   return TileOperands{shape, *oa, *ob};
 }
 
-bool reads_as_strided_view(const ir::Graph& g, const std::vector<char>& stored, ValueId v) {
+std::optional<StridedOperand> strided_view(const ir::Graph& g, const std::vector<char>& stored,
+                                           ValueId v) {
   std::map<ValueId, runtime::Array> arrays;
   const Emitter::LayoutFn contiguous = [&](ValueId s) -> const runtime::Array& {
     runtime::Array& a = arrays[s];
@@ -163,7 +168,11 @@ bool reads_as_strided_view(const ir::Graph& g, const std::vector<char>& stored, 
     a.strides = a.type.shape.contiguous_strides();
     return a;
   };
-  return strided_operand(g, stored, contiguous, v).has_value();
+  return strided_operand(g, stored, contiguous, v);
+}
+
+bool reads_as_strided_view(const ir::Graph& g, const std::vector<char>& stored, ValueId v) {
+  return strided_view(g, stored, v).has_value();
 }
 
 MatmulVariant admitted(const ir::Graph& g, const Plan& plan, const Emitter::LayoutFn& layout,

@@ -41,6 +41,16 @@ std::optional<TileOperands> tile_operands(const ir::Graph& g, const Plan& plan,
                                           const Emitter::LayoutFn& layout, const KernelPlan& kp,
                                           const MatmulVariant& v);
 
+// Operand v as a strided view of a stored value: a stored value as `layout` gives it, or
+// permutes, broadcasts, slices and reshapes of one; nullopt otherwise.
+std::optional<StridedOperand> strided_operand(const ir::Graph& g, const std::vector<char>& stored,
+                                              const Emitter::LayoutFn& layout, ir::ValueId v);
+
+// Operand v as a strided view of a stored value (per `stored`, laid out contiguously, as values
+// computed in a flush are), if it is one.
+std::optional<StridedOperand> strided_view(const ir::Graph& g, const std::vector<char>& stored,
+                                           ir::ValueId v);
+
 // Whether operand v of a matmul reads as a strided view of stored values (per `stored`, laid
 // out contiguously, as values computed in a flush are): what the tile templates need.
 bool reads_as_strided_view(const ir::Graph& g, const std::vector<char>& stored, ir::ValueId v);

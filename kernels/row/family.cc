@@ -324,12 +324,18 @@ class RowFamily final : public Family {
   bool takes_as_total(const ir::Graph& g, const KernelPlan& kp, ValueId v) const override {
     return !row_reduction(g, kp, v) && takes_total(g, kp, v);
   }
-  bool rewrites(const ir::Graph& g, const runtime::Backend&) const override {
-    return has_long_reductions(g);
+  bool rewrites(const ir::Graph& g, const runtime::Backend& backend) const override {
+    return has_long_reductions(g, splits_columns(backend));
   }
   ir::Graph rewrite(const ir::Graph& g, std::vector<ValueId>& outputs,
-                    const runtime::Backend&) const override {
-    return split_long_reductions(g, outputs);
+                    const runtime::Backend& backend) const override {
+    return split_long_reductions(g, outputs, splits_columns(backend));
+  }
+  uint64_t rewrite_settings() const override { return thread_rows_allowed() ? 1 : 0; }
+  // Column sums are split where thread-per-row kernels run their first pass (the GPU
+  // targets; not the CPU target, whose threads split rows their own way).
+  static bool splits_columns(const runtime::Backend& backend) {
+    return backend.kind() != runtime::DeviceKind::Cpu && thread_rows_allowed();
   }
 
   // Every reduction of the kernel runs with its first reduction's workgroup.

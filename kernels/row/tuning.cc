@@ -64,8 +64,8 @@ autotune::TuneKey row_key(const ir::Graph& g, ir::ValueId reduce,
           {dtype_name(in.dtype), axis == in.shape.rank() - 1 ? "last" : "strided", fns}};
 }
 
-// EMBER_THREAD_ROWS=0 keeps every row kernel a workgroup per row: the baseline of an A/B
-// measurement of the thread-per-row kernels.
+}  // namespace
+
 bool thread_rows_allowed() {
   static const bool on = [] {
     const char* env = std::getenv("EMBER_THREAD_ROWS");
@@ -73,8 +73,6 @@ bool thread_rows_allowed() {
   }();
   return on;
 }
-
-}  // namespace
 
 int row_workgroup_heuristic(const ir::Graph& g, ir::ValueId reduce) {
   const ir::Node& n = g.node(reduce);

@@ -54,6 +54,10 @@ int row_workgroup_heuristic(const ir::Graph& g, ir::ValueId reduce);
 // Whether the heuristic gives `reduce`'s rows a thread each (see RowChoice::thread_rows).
 bool row_thread_rows_heuristic(const ir::Graph& g, ir::ValueId reduce);
 
+// EMBER_THREAD_ROWS=0 keeps every row kernel a workgroup per row (and column sums whole): the
+// baseline of an A/B measurement of the thread-per-row kernels.
+bool thread_rows_allowed();
+
 // The choice for reduction `reduce`: forced, stored or the heuristic's, and the key to tune now.
 RowChoice choose_row(const ir::Graph& g, ir::ValueId reduce, const runtime::Backend& backend);
 

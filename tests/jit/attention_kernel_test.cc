@@ -94,6 +94,40 @@ TEST(AttentionKernel, OneKernelOnCuda) {
             << composite << "\n";
 }
 
+// Heads cut from one projection ([B, S, 3 * H * D] -> q, k, v as [B, H, S, D] views, as a
+// transformer writes them) are read where they lie: on CUDA the projection and the attention
+// are the only kernels; values against the CPU everywhere.
+TEST(AttentionKernel, ProjectionHeadsAreReadInPlace) {
+  EMBER_REQUIRE_GPU_DEVICE();
+  const int64_t b = 2, s = 96, h = 3, d = 64;
+  auto inputs = [&](const Device& dev) {
+    return std::make_pair(
+        Tensor<3>::from_data(testing::host_uniform({b, s, 32}, 11, -1, 1), dev).cast(DType::BF16),
+        Tensor<2>::from_data(testing::host_uniform({32, 3 * h * d}, 12, -0.3, 0.3), dev)
+            .cast(DType::BF16));
+  };
+  auto attend = [&](const Tensor<3>& x, const Tensor<2>& w) {
+    auto qkv = x.matmul(w.reshape({1, 32, 3 * h * d}));
+    auto head = [&](int64_t i) {
+      return qkv.narrow(2, i * h * d, h * d).reshape({b, s, h, d}).swap_dims(1, 2);
+    };
+    return module::attention(head(0), head(1), head(2), {.causal = true}).cast(DType::F32);
+  };
+  testing::expect_same_fused_and_unfused(
+      [&](const Device& dev) -> std::vector<RawTensor> {
+        auto [x, w] = inputs(dev);
+        return {attend(x, w).raw()};
+      },
+      2e-2, 2e-2);
+  Device dev = testing::gpu_device();
+  if (dev.type() != DeviceType::Cuda) return;
+  auto [x, w] = inputs(dev);
+  attend(x, w).to_data();  // compile
+  reset_stats(dev);
+  attend(x, w).to_data();
+  EXPECT_EQ(stats(dev).kernels_launched, 3) << "projection, attention, the f32 copy";
+}
+
 // A training step's gradients: on CUDA the primitive's fused forward and its composite backward
 // (probabilities and score gradient computed once for the three operands), elsewhere the
 // composite throughout; against the CPU reference.

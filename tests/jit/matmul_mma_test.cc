@@ -87,6 +87,30 @@ TEST_P(MatmulMma, ReshapedAndMergedHeadOperands) {
   EXPECT_GE(n, 4);
 }
 
+// A weight gradient (few output tiles, long K) splits itself over K on tensor cores: the parts
+// leave the kernel in f32 and are summed in f32. Same values as the CPU, and as the whole
+// product (EMBER_AUTO_SPLIT_K=0), to half precision.
+TEST_P(MatmulMma, WeightGradientSplitsOverK) {
+  EMBER_REQUIRE_TENSOR_CORES();
+  DType t = GetParam();
+  auto program = [t](const Device& dev) -> std::vector<RawTensor> {
+    auto x = Tensor<2>::from_data(testing::host_uniform({8192, 96}, 90, -1, 1).convert(t), dev);
+    auto dy = Tensor<2>::from_data(testing::host_uniform({8192, 80}, 91, -1, 1).convert(t), dev);
+    return {x.swap_dims(0, 1).matmul(dy).raw()};
+  };
+  int64_t n = mma_launches_of(program, 2e-2, 5e-1);
+  EXPECT_GE(n, 1);
+  Device dev = testing::gpu_device();
+  sync(dev);
+  const int64_t before = stats(dev).kernels_launched;
+  TensorData split = Tensor<2>(program(dev)[0]).to_data().convert(DType::F32);
+  EXPECT_GE(stats(dev).kernels_launched - before, 2) << "the parts, then their sum";
+  setenv("EMBER_AUTO_SPLIT_K", "0", 1);
+  TensorData whole = Tensor<2>(program(dev)[0]).to_data().convert(DType::F32);
+  unsetenv("EMBER_AUTO_SPLIT_K");
+  split.assert_approx_eq(whole, {2e-2, 5e-1});
+}
+
 INSTANTIATE_TEST_SUITE_P(HalfTypes, MatmulMma, ::testing::Values(DType::F16, DType::BF16),
                          [](const auto& info) { return std::string(dtype_name(info.param)); });
 

@@ -104,8 +104,8 @@ TEST(ScatterSorted, OutOfRangeIdsRaiseAndTheProgramGoesOn) {
     auto v = Tensor<2>::ones({n, cols}, dev);
     EXPECT_THROW(x.scatter(0, idx, v).to_data(), Error) << "id " << bad;
   }
-  auto ok = Tensor<2>::zeros({rows, cols}, dev).scatter(
-      0, Tensor<2, Int>::zeros({n, cols}, dev), Tensor<2>::ones({n, cols}, dev));
+  auto ok = Tensor<2>::zeros({rows, cols}, dev)
+                .scatter(0, Tensor<2, Int>::zeros({n, cols}, dev), Tensor<2>::ones({n, cols}, dev));
   EXPECT_EQ(ok.to_data().to_vec<double>()[0], static_cast<double>(n));
 }
 

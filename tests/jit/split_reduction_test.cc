@@ -31,5 +31,39 @@ TEST(SplitReductions, LossOfABatchRunsOnManyWorkgroups) {
   EXPECT_NEAR(got, want, 1e-3 * std::max(1.0, std::abs(want)));
 }
 
+// Column sums over few columns (a backward pass's bias gradients) are split into parts on the
+// GPU targets, in f32 for halves: same values as the CPU.
+TEST(SplitReductions, ColumnSumsMatchTheCpu) {
+  EMBER_REQUIRE_GPU_DEVICE();
+  for (DType t : {DType::F32, DType::BF16}) {
+    SCOPED_TRACE(dtype_name(t));
+    testing::expect_same_fused_and_unfused(
+        [t](const Device& dev) -> std::vector<RawTensor> {
+          auto x = Tensor<2>::from_data(testing::host_uniform({4096, 96}, 84), dev).cast(t);
+          auto y = Tensor<3>::from_data(testing::host_uniform({1024, 3, 40}, 85), dev).cast(t);
+          return {x.sum_dim(0).cast(DType::F32).raw(), x.max_dim(0).cast(DType::F32).raw(),
+                  (x * x).mean_dim(0).cast(DType::F32).raw(), y.sum_dim(0).cast(DType::F32).raw()};
+        },
+        t == DType::BF16 ? 1e-2 : 1e-5, t == DType::BF16 ? 1e-2 : 1e-4);
+  }
+}
+
+TEST(SplitReductions, ColumnSumsRunInTwoPasses) {
+  EMBER_REQUIRE_GPU_DEVICE();
+  Device dev = testing::gpu_device();
+  if (dev.type() == DeviceType::Cpu) GTEST_SKIP() << "the CPU target keeps column sums whole";
+  auto x = Tensor<2>::from_data(testing::host_uniform({8192, 96}, 86), dev);
+  x.sum_dim(0).to_data();  // compile
+  reset_stats(dev);
+  std::vector<double> got = x.sum_dim(0).to_data().to_vec<double>();
+  EXPECT_EQ(stats(dev).kernels_launched, 2) << "parts of the columns, then the parts' sums";
+  auto host = testing::host_uniform({8192, 96}, 86).to_vec<double>();
+  for (int64_t c = 0; c < 96; ++c) {
+    double want = 0;
+    for (int64_t r = 0; r < 8192; ++r) want += host[r * 96 + c];
+    EXPECT_NEAR(got[c], want, 1e-3 * std::max(1.0, std::abs(want))) << "column " << c;
+  }
+}
+
 }  // namespace
 }  // namespace ember

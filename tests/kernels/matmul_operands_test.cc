@@ -2,12 +2,11 @@
 // views of stored values, reshapes included where the strides allow; and what the planner
 // stores first so that a product is not sent to the SIMT template (attention's heads merged
 // back, a cast). Expected answers follow from the memory layout, worked out by hand below.
-#include "kernels/matmul/operands.h"
-
 #include <gtest/gtest.h>
 
 #include "ir/builder.h"
 #include "jit/plan/plan.h"
+#include "kernels/matmul/operands.h"
 
 namespace ember::jit {
 namespace {
