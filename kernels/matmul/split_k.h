@@ -1,11 +1,12 @@
 #pragma once
 // Split-K: the product is computed as S partial products over K/S each (one batch entry per
 // part), then summed over the parts in f32. Tensor-core products with few output tiles and a long
-// K split themselves (a weight gradient over many tokens); f32 SIMT ones on request. A graph-to-graph transform applied
-// before planning, like split_long_reductions. Only on request (EMBER_SPLIT_K=S): on the H100
-// (run 66) a 1024 x 16384 x 1024 f32 matmul ran 1.60 ms split in four against 1.22 ms whole on
-// CUDA (2.50 against 1.56 on Vulkan), the whole one taking a smaller per-thread block to fill
-// the device; choosing S needs the tuner to time graph rewrites, which it does not yet.
+// K split themselves (a weight gradient over many tokens); f32 SIMT ones on request. A
+// graph-to-graph transform applied before planning, like split_long_reductions. Only on request
+// (EMBER_SPLIT_K=S): on the H100 (run 66) a 1024 x 16384 x 1024 f32 matmul ran 1.60 ms split in
+// four against 1.22 ms whole on CUDA (2.50 against 1.56 on Vulkan), the whole one taking a smaller
+// per-thread block to fill the device; choosing S needs the tuner to time graph rewrites, which it
+// does not yet.
 #include <vector>
 
 #include "ir/graph.h"
