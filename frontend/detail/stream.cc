@@ -273,6 +273,7 @@ void Stream::flush_locked() {
     try {
       results = jit::execute(g, outputs, inputs_, backend_for(device_), hints);
     } catch (...) {
+      last_flush_end_ = std::chrono::steady_clock::now();
       if (whole) graph_ = std::move(g);
       last_graph_.clear();  // nothing to replay after a failed flush
       last_outputs_.clear();
@@ -300,7 +301,7 @@ void Stream::flush_locked() {
   pending_.clear();
   side_effects_.clear();
   scalar_nodes_used_ = scalar_nodes_next_ = 0;
-  if (log_flushes()) {
+  if (log_flushes() && nodes > 0) {
     std::fprintf(stderr, "ember flush: %zu nodes, recorded in %.3f ms, flushed in %.3f ms\n", nodes,
                  recording_ms, ms_since(flush_start));
   }

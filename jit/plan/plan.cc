@@ -331,7 +331,6 @@ class Planner {
           ValueId base = in;
           while (!plan_.stored[base] && is_layout_view(node(base).op)) base = node(base).inputs[0];
           plan_.stored[base] = 1;
-          if (base != in && !cheap_tree(in)) plan_.stored[in] = 1;
         }
         if (!plan_.stored[in] && family.stores_operand(g_, v, in, plan_.stored)) {
           plan_.stored[in] = 1;

@@ -181,8 +181,10 @@ class AttentionFamily final : public AnchoredFamily {
     for (size_t i = 4; i < n.inputs.size(); ++i) {
       if (n.inputs[i] == in) return true;  // the log-sum-exp and delta: contiguous rows
     }
+    // A flush input's layout is known only when the kernel runs: views of one are copied.
     std::optional<StridedOperand> view = strided_view(g, stored, in);
-    return !view || !readable_rows(g.type(in).shape, view->offset, view->strides);
+    return !view || g.node(view->stored).op == ir::OpKind::Input ||
+           !readable_rows(g.type(in).shape, view->offset, view->strides);
   }
   // Training records the output and the log-sum-exp as two nodes over the same operands: one
   // forward kernel writes both.

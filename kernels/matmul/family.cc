@@ -28,7 +28,7 @@ class MatmulFamily final : public AnchoredFamily {
                       const std::vector<char>& stored) const override {
     const DType t = g.type(v).dtype;
     const bool tiles = t == DType::F16 || t == DType::BF16 || t == DType::F32;
-    return tiles && !reads_as_strided_view(g, stored, in);
+    return tiles && !tile_reads_in_place(g, stored, in);
   }
   bool rewrites(const ir::Graph& g, const runtime::Backend& backend) const override {
     return has_split_k(g, backend);

@@ -175,6 +175,15 @@ bool reads_as_strided_view(const ir::Graph& g, const std::vector<char>& stored, 
   return strided_view(g, stored, v).has_value();
 }
 
+bool tile_reads_in_place(const ir::Graph& g, const std::vector<char>& stored, ValueId v) {
+  std::optional<StridedOperand> view = strided_view(g, stored, v);
+  if (!view) return false;
+  const Shape& s = g.type(v).shape;
+  const int r = s.rank();
+  const int64_t chunk = 16 / static_cast<int64_t>(dtype_size(g.type(v).dtype));
+  return r >= 2 && mma_operand(s, std::move(*view), r - 1, r - 2, chunk).has_value();
+}
+
 MatmulVariant admitted(const ir::Graph& g, const Plan& plan, const Emitter::LayoutFn& layout,
                        const KernelPlan& kp, MatmulVariant v) {
   const bool tile = (v.mma > 0 && v.mma <= kMmaTileCount) || v.block == kVectorTileBlock;

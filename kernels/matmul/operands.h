@@ -55,6 +55,10 @@ std::optional<StridedOperand> strided_view(const ir::Graph& g, const std::vector
 // out contiguously, as values computed in a flush are): what the tile templates need.
 bool reads_as_strided_view(const ir::Graph& g, const std::vector<char>& stored, ir::ValueId v);
 
+// Whether a tile template can read operand v in place: a strided view (as strided_view gives
+// it) with one of its two matrix dims contiguous and the rest aligned to 16-byte copies.
+bool tile_reads_in_place(const ir::Graph& g, const std::vector<char>& stored, ir::ValueId v);
+
 // The variant kp runs given what its operands admit: a tile the operands do not suit becomes the
 // SIMT template (block 8 in place of the vector tile), a wgmma tile that cannot read them its
 // mma.sync twin.

@@ -28,6 +28,8 @@ bool ascending_by_construction(const ir::Graph& g, ValueId index, int axis) {
   return a.axis == axis && !a.descending && a.indices;
 }
 
+constexpr double kMinSortedScan = 1 << 22;
+
 // Element steps of the scan (each target element reads every index along the axis) against
 // the sorted form (a rank sort of the unexpanded index, quadratic along the axis, then a
 // binary search and the target's own values).
@@ -38,12 +40,13 @@ bool sorting_pays(const ir::Graph& g, const ir::Node& s) {
   const double len = static_cast<double>(is[axis]);
   const double scan = static_cast<double>(s.type.shape.numel()) * len;
   const double base = static_cast<double>(g.type(unexpanded(g, s.inputs[1], axis)).shape.numel());
-  return len >= 16 && 4 * base * len < scan;
+  // Small scatters stay one kernel: sorting adds three (the sort, two gathers).
+  return len >= 16 && scan >= kMinSortedScan && 4 * base * len < scan;
 }
 
 // Scatter s with its index sorted along the axis: one stable argsort of the (unexpanded)
 // index, the index and the values gathered in that order. Each target then adds its values in
-// their original order: the same sums as the scan's, to the last bit.
+// their original order: the same sums as the scan's (a -0.0 start aside).
 ValueId sorted_scatter(ir::Builder& b, const ir::Graph& g, const ir::Node& s,
                        const std::vector<ValueId>& remap) {
   const int axis = s.get<ir::AxisAttrs>().axis;
@@ -204,6 +207,20 @@ class ScatterFamily final : public AnchoredFamily {
   }
   ir::Graph rewrite(const ir::Graph& g, std::vector<ValueId>& outputs,
                     const runtime::Backend&) const override {
+    // Values still read once the sorted scatters read the unexpanded index (an index's expand
+    // read by nothing else is dropped: an unfused plan would store it).
+    std::vector<char> live(g.size(), 0);
+    for (ValueId o : outputs) live[o] = 1;
+    for (ValueId i = g.size() - 1; i >= 0; --i) {
+      const ir::Node& n = g.node(i);
+      if (!live[i]) continue;
+      if (n.op == ir::OpKind::ScatterAdd && sorting_pays(g, n)) {
+        const int axis = n.get<ir::AxisAttrs>().axis;
+        live[n.inputs[0]] = live[unexpanded(g, n.inputs[1], axis)] = live[n.inputs[2]] = 1;
+      } else {
+        for (ValueId in : n.inputs) live[in] = 1;
+      }
+    }
     ir::Graph out;
     ir::Builder b(out);
     std::vector<ValueId> remap(g.size(), -1);
@@ -214,6 +231,7 @@ class ScatterFamily final : public AnchoredFamily {
         remap[i] = b.input(n.get<ir::InputAttrs>().slot, n.type);
         continue;
       }
+      if (!live[i]) continue;
       if (n.op == ir::OpKind::ScatterAdd && sorting_pays(g, n)) {
         const ValueId first = out.size();
         remap[i] = sorted_scatter(b, g, n, remap);

@@ -248,6 +248,8 @@ TEST(CudaCompile, AttentionOutputAndLogSumExpShareOneKernel) {
   auto layout = [&](ValueId v) -> const runtime::Array& { return layouts[v]; };
   LoweredKernel lk = lower_kernel(g, plan, 0, layout);
   std::string source = render_cuda(lk.desc);
+  // The output and the log-sum-exp from the same call (the lse-only kernel leaves o null).
+  EXPECT_NE(source.find("fa_.o = const_cast<unsigned char*>("), std::string::npos) << source;
   EXPECT_NE(source.find("fa_.lse = reinterpret_cast<float*>(b"), std::string::npos) << source;
   EXPECT_GT(runtime::cuda::nvrtc_compile(source, lk.desc.name, "sm_90a", false).size(), 100u);
 }

@@ -221,7 +221,7 @@ TEST(BufferReuse, DyingInputsLendTheirBuffers) {
 }
 
 // A broadcast product reduced at once never exists in memory: [n,1] * [1,n] then sum_dim is
-// one reduction kernel reading the two vectors (it stored the n x n product first).
+// a reduction reading the two vectors (it stored the n x n product first).
 TEST(BufferReuse, BroadcastProductIsReducedWithoutBeingStored) {
   EMBER_REQUIRE_GPU_DEVICE();
   Device dev = testing::gpu_device();
@@ -237,7 +237,9 @@ TEST(BufferReuse, BroadcastProductIsReducedWithoutBeingStored) {
     cols = (a * b).sum_dim(0);
   });
   int64_t peak = stats(dev).peak_bytes - before;
-  EXPECT_EQ(c.kernels, 2);
+  // GPU targets sum the 8192 columns in two passes (parts of the rows, then the parts:
+  // kernels/row/split_reductions.h); the CPU target in one.
+  EXPECT_EQ(c.kernels, dev.type() == DeviceType::Cpu ? 2 : 3);
   EXPECT_LT(peak, n * n * 4 / 4) << "the product was stored";
   std::vector<double> av = values(testing::host_uniform({n, 1}, 22));
   std::vector<double> bv = values(testing::host_uniform({1, n}, 23));

@@ -105,9 +105,15 @@ TEST_P(MatmulMma, WeightGradientSplitsOverK) {
   const int64_t before = stats(dev).kernels_launched;
   TensorData split = Tensor<2>(program(dev)[0]).to_data().convert(DType::F32);
   EXPECT_GE(stats(dev).kernels_launched - before, 2) << "the parts, then their sum";
+  const char* saved = std::getenv("EMBER_AUTO_SPLIT_K");
+  const std::string kept = saved ? saved : "";
   setenv("EMBER_AUTO_SPLIT_K", "0", 1);
   TensorData whole = Tensor<2>(program(dev)[0]).to_data().convert(DType::F32);
-  unsetenv("EMBER_AUTO_SPLIT_K");
+  if (saved) {
+    setenv("EMBER_AUTO_SPLIT_K", kept.c_str(), 1);
+  } else {
+    unsetenv("EMBER_AUTO_SPLIT_K");
+  }
   split.assert_approx_eq(whole, {2e-2, 5e-1});
 }
 

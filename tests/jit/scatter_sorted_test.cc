@@ -43,7 +43,7 @@ void expect_values(const TensorData& got, const std::vector<double>& want) {
 TEST(ScatterSorted, EmbeddingGradientMatchesLoops) {
   EMBER_REQUIRE_GPU_DEVICE();
   const Device dev = testing::gpu_device();
-  const int64_t rows = 700, cols = 24, n = 150;
+  const int64_t rows = 2000, cols = 24, n = 150;  // scan: 7.2M steps, sorting pays
   const std::vector<int32_t> ids = token_ids(n, rows);
   TensorData table_data = host_uniform({rows, cols}, 71), weight_data = host_uniform({n, cols}, 72);
   for (bool fused : {true, false}) {
@@ -67,7 +67,7 @@ TEST(ScatterSorted, EmbeddingGradientMatchesLoops) {
 TEST(ScatterSorted, GeneralIndexMatchesLoopsAndSorts) {
   EMBER_REQUIRE_GPU_DEVICE();
   const Device dev = testing::gpu_device();
-  const int64_t rows = 2000, cols = 3, n = 40;
+  const int64_t rows = 40000, cols = 3, n = 40;
   std::vector<int32_t> index;  // each column its own ids, repeats included
   for (int64_t i = 0; i < n; ++i)
     for (int64_t c = 0; c < cols; ++c)
@@ -84,16 +84,41 @@ TEST(ScatterSorted, GeneralIndexMatchesLoopsAndSorts) {
   reset_stats(dev);
   auto out = x.scatter(0, idx, v);
   expect_values(out.to_data(), want);
-  // The scan would be one kernel; the sorted form adds the argsort's (rows * n reads of the
-  // index per column against n * n to sort it).
-  EXPECT_GE(stats(dev).kernels_launched, 2);
+  // The scan would be one kernel; the sorted form adds the argsort and the gathers (rows * n
+  // reads of the index per column against n * n to sort it).
+  EXPECT_GE(stats(dev).kernels_launched, 3);
+}
+
+// Along axis 1 of a 3-D target with 64-bit ids, the index narrower than the target in dim 2
+// (those target elements keep their values).
+TEST(ScatterSorted, MiddleAxisInt64AndNarrowIndex) {
+  EMBER_REQUIRE_GPU_DEVICE();
+  const Device dev = testing::gpu_device();
+  const int64_t a = 2, rows = 30000, c = 5, n = 50, ic = 3;
+  std::vector<int64_t> index;
+  for (int64_t i = 0; i < a; ++i)
+    for (int64_t j = 0; j < n; ++j)
+      for (int64_t k = 0; k < ic; ++k) index.push_back((j * 7919 + k * 31 + i) % rows);
+  TensorData x_data = host_uniform({a, rows, c}, 75), v_data = host_uniform({a, n, ic}, 76);
+  std::vector<double> want = x_data.to_vec<double>();
+  const std::vector<double> vals = v_data.to_vec<double>();
+  for (int64_t i = 0; i < a; ++i)
+    for (int64_t j = 0; j < n; ++j)
+      for (int64_t k = 0; k < ic; ++k) {
+        const int64_t at = (i * n + j) * ic + k;
+        want[(i * rows + index[at]) * c + k] += vals[at];
+      }
+  auto x = Tensor<3>::from_data(x_data, dev);
+  auto idx = Tensor<3, Int>::from_data(TensorData(index, Shape{a, n, ic}), dev);
+  auto v = Tensor<3>::from_data(v_data, dev);
+  expect_values(x.scatter(1, idx, v).to_data(), want);
 }
 
 TEST(ScatterSorted, OutOfRangeIdsRaiseAndTheProgramGoesOn) {
   EMBER_REQUIRE_GPU_DEVICE();
   const Device dev = testing::gpu_device();
-  const int64_t rows = 500, cols = 8, n = 64;
-  for (int32_t bad : {-3, 500, 9999}) {
+  const int64_t rows = 10000, cols = 8, n = 64;
+  for (int32_t bad : {-3, 10000, 99999}) {
     std::vector<int32_t> ids = token_ids(n, rows);
     ids[n / 3] = bad;
     std::vector<int32_t> index;
