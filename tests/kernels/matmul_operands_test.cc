@@ -39,6 +39,25 @@ TEST(MatmulOperands, ReshapesThatKeepRunsContiguousAreViews) {
   EXPECT_TRUE(reads_as_strided_view(f.g, f.stored(), f.b.reshape(window, {8, 2, 4, 96})));
 }
 
+// Reshapes over broadcast, size-1 and empty dims, as the planner meets them in expanded biases
+// and gradients.
+TEST(MatmulOperands, ReshapeViewsOfBroadcastsAndOnes) {
+  Fixture f;
+  ValueId bias = f.b.input(0, {DType::F32, {1, 64}});
+  // [1, 64] broadcast to [8, 64] (stride 0 along rows), then rows split: still a view.
+  ValueId wide = f.b.expand(bias, {8, 64});
+  EXPECT_TRUE(reads_as_strided_view(f.g, f.stored(), f.b.reshape(wide, {2, 4, 64})));
+  // Merging the broadcast rows with the columns would need one stride for both: no view.
+  EXPECT_FALSE(reads_as_strided_view(f.g, f.stored(), f.b.reshape(wide, {512})));
+  // Ones inserted and removed anywhere.
+  ValueId x = f.b.input(1, {DType::F32, {3, 1, 5}});
+  EXPECT_TRUE(reads_as_strided_view(f.g, f.stored(), f.b.reshape(x, {1, 3, 5, 1})));
+  EXPECT_TRUE(reads_as_strided_view(f.g, f.stored(), f.b.reshape(x, {15})));
+  // An empty tensor reads nothing: any shape of no elements is a view.
+  ValueId empty = f.b.input(2, {DType::F32, {0, 4}});
+  EXPECT_TRUE(reads_as_strided_view(f.g, f.stored(), f.b.reshape(empty, {4, 0})));
+}
+
 TEST(MatmulOperands, MergedHeadsAndCastsAreNotViews) {
   Fixture f;
   ValueId heads = f.b.input(0, {DType::BF16, {2, 12, 64, 16}});  // [batch, head, seq, dim]

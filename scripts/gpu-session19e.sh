@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Session 19's last GPU pass (bundle: EMBER_BUNDLE_TARGETS="jit_tests ember_bench"): the CUDA
+# suites after the review mends, then the lstm workload from an empty cache (issue 21: never
+# finished within 120 s before) and PyTorch's cuDNN LSTM in the same call.
+set -u
+source scripts/gpu-env.sh > /dev/null
+bin=gpu-bundle/bin
+nvidia-smi -L
+EMBER_REQUIRE_CUDA=1 EMBER_TEST_DEVICE=cuda:0 EMBER_CACHE_DIR=/tmp/et timeout 200 $bin/jit_tests \
+  --gtest_brief=1 \
+  --gtest_filter='*MatmulMma*:AttentionKernel*:ScatterSorted*:SplitReductions*:FuzzTrain.*:BufferReuse*' \
+  2>&1 | grep -E "FAILED|PASSED|tests ran|Failure|rror" | head -20
+export EMBER_BENCH_GPU=1 EMBER_DEVICE=cuda EMBER_CACHE_DIR=/tmp/ember-s19e
+start=$SECONDS
+EMBER_LOG=flush timeout 280 $bin/ember_bench --benchmark_filter='BM_lstm/fused:1' \
+  --benchmark_min_time=0.1 2>&1 | grep -E "^BM_|rror|ember flush" | tail -6
+echo "  (BM_lstm: $((SECONDS - start)) s whole process, empty cache)"
+timeout 100 python3 bench/torch_reference.py --only 'lstm' 2>&1 | grep -E '^\{' | tail -3
