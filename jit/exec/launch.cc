@@ -1,6 +1,7 @@
 #include "jit/exec/launch.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -64,6 +65,16 @@ bool env_flag(const char* name, std::string_view needle, bool contains) {
 bool log_kernels() {
   static const bool on = env_flag("EMBER_LOG", "kernels", true);
   return on;
+}
+
+bool log_flush_phases() {
+  static const bool on = env_flag("EMBER_LOG", "flush", true);
+  return on;
+}
+
+double ms_between(std::chrono::steady_clock::time_point a,
+                  std::chrono::steady_clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
 }
 
 // EMBER_INPLACE=0 turns in-place buffer reuse off (every output gets a buffer of its own): a
@@ -258,6 +269,7 @@ std::vector<Outcome> launch_plan(const ir::Graph& g, const std::vector<ir::Value
                                  const PlanLaunch& p,
                                  std::vector<std::optional<runtime::Array>>& arrays,
                                  runtime::Backend& backend) {
+  const auto t_start = std::chrono::steady_clock::now();
   const int kernels = static_cast<int>(p.launches.size());
   std::vector<char> is_output(g.size(), 0);
   for (ir::ValueId o : outputs) is_output[o] = 1;
@@ -321,6 +333,7 @@ std::vector<Outcome> launch_plan(const ir::Graph& g, const std::vector<ir::Value
     }
     counters().ops_fused.fetch_add(std::max(0, spec.fused_nodes - 1), std::memory_order_relaxed);
   }
+  const auto t_prepared = std::chrono::steady_clock::now();
   if (!pending.empty() && backend.launch_sequence(p.sequence_key, pending)) {
     counters().graph_launches.fetch_add(1, std::memory_order_relaxed);
     for (const runtime::SequencedLaunch& s : pending) {
@@ -329,8 +342,18 @@ std::vector<Outcome> launch_plan(const ir::Graph& g, const std::vector<ir::Value
   }
   // Kernel-side checks must be read back now. Otherwise an ordered-stream backend (CUDA) keeps
   // running asynchronously and synchronises only when data is read; Vulkan submits here.
+  const auto t_submitted = std::chrono::steady_clock::now();
   if (checks || !backend.ordered_stream()) backend.sync();
   std::vector<std::string> failed = read_failures(g, p, errors, host_failed, backend);
+  if (log_flush_phases()) {
+    // Where a flush's host time goes: buffers and arguments of every launch, handing them to
+    // the device (a CUDA graph's patching included), then the wait for kernel-side checks.
+    std::fprintf(stderr,
+                 "ember launch: %d kernels: prepared in %.3f ms, submitted in %.3f ms, checks "
+                 "read after %.3f ms\n",
+                 kernels, ms_between(t_start, t_prepared), ms_between(t_prepared, t_submitted),
+                 ms_between(t_submitted, std::chrono::steady_clock::now()));
+  }
   std::vector<Outcome> out(outputs.size());
   for (size_t i = 0; i < outputs.size(); ++i) {
     ir::ValueId o = outputs[i];
