@@ -16,7 +16,7 @@ Graph rewrite(const Graph& g, std::vector<ValueId>& outputs, const RewriteRule& 
     args.clear();
     for (ValueId in : n.inputs) args.push_back(remap[in]);
     const ValueId first = out.size();
-    std::optional<ValueId> replaced = rule(b, n, i, args);
+    std::optional<ValueId> replaced = rule(b, n, i, args, remap);
     if (!replaced) {
       remap[i] = b.replay(n, args);
       continue;
@@ -25,7 +25,8 @@ Graph rewrite(const Graph& g, std::vector<ValueId>& outputs, const RewriteRule& 
     for (ValueId v = first; v < out.size(); ++v) out.set_label(v, n.label);
   }
   for (ValueId& o : outputs) o = remap[o];
-  return out;
+  if (out.all_needed_by(outputs)) return out;
+  return out.prune(outputs);
 }
 
 }  // namespace ember::ir

@@ -10,12 +10,15 @@
 namespace ember::ir {
 
 // Given the builder of the new graph, an old node and its inputs' ids in the new graph, the id
-// of the value replacing it, or nullopt to copy the node as it is.
-using RewriteRule = std::function<std::optional<ValueId>(Builder& b, const Node& n, ValueId id,
-                                                         const ValueIds& args)>;
+// of the value replacing it, or nullopt to copy the node as it is. `remap` holds the new id of
+// every earlier old node (a rule may read past its inputs).
+using RewriteRule =
+    std::function<std::optional<ValueId>(Builder& b, const Node& n, ValueId id,
+                                         const ValueIds& args, const std::vector<ValueId>& remap)>;
 
 // `g` rewritten by `rule`; `outputs` is rewritten to the new ids. Nodes a rule adds carry the
-// replaced node's label (errors name the user's op).
+// replaced node's label (errors name the user's op). Nodes nothing reads any more (inputs a
+// rule read past) are dropped.
 Graph rewrite(const Graph& g, std::vector<ValueId>& outputs, const RewriteRule& rule);
 
 }  // namespace ember::ir

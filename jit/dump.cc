@@ -11,14 +11,23 @@
 
 namespace ember::jit {
 
-bool dump_enabled(const char* what) {
-  const char* env = std::getenv("EMBER_DUMP");
+namespace {
+
+// Whether the comma list in environment variable `var` names `what` (or "all").
+bool listed(const char* var, const char* what) {
+  const char* env = std::getenv(var);
   if (env == nullptr) return false;
   for (absl::string_view part : absl::StrSplit(env, ',')) {
     if (part == what || part == "all") return true;
   }
   return false;
 }
+
+}  // namespace
+
+bool dump_enabled(const char* what) { return listed("EMBER_DUMP", what); }
+
+bool log_enabled(const char* what) { return listed("EMBER_LOG", what); }
 
 namespace {
 

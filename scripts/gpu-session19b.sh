@@ -4,22 +4,11 @@
 # sorted scatter, attention with the log-sum-exp beside the output, the training fuzz), then
 # gpt_small_train_step from an empty cache and warm, its kernels one by one, and attention's
 # forward+backward.
-set -u
-out=${OUT:-gpu-out}
-mkdir -p "$out"
-source scripts/gpu-env.sh > /dev/null
-bin=gpu-bundle/bin
-nvidia-smi -L
+source scripts/gpu-bench-lib.sh
 EMBER_REQUIRE_CUDA=1 EMBER_TEST_DEVICE=cuda:0 EMBER_CACHE_DIR=/tmp/et timeout 200 $bin/jit_tests \
   --gtest_brief=1 --gtest_filter='MatmulMma*:AttentionKernel*:ScatterSorted*:FuzzTrain.*' 2>&1 |
   grep -E "FAILED|PASSED|tests ran|Failure|error" | head -20
 export EMBER_BENCH_GPU=1 EMBER_DEVICE=cuda EMBER_CACHE_DIR=/tmp/ember-s19
-bench() {  # filter, timeout, extra args
-  local start=$SECONDS
-  timeout "$2" $bin/ember_bench --benchmark_filter="$1" "${@:3}" 2>&1 |
-    grep -E "^BM_|rror" | grep -v "_mean\|_stddev\|_cv" | head -8
-  echo "  ($1: $((SECONDS - start)) s whole process)"
-}
 bench 'BM_gpt_small_train_step/fused:1' 200 --benchmark_min_time=0.1
 bench 'BM_gpt_small_train_step/fused:1' 100 --benchmark_min_time=0.1 --benchmark_repetitions=3
 EMBER_LOG=kernels timeout 100 $bin/ember_bench --benchmark_filter='BM_gpt_small_train_step/fused:1' \

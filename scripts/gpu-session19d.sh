@@ -4,23 +4,12 @@
 # gpt_small_train_step cold and warm with and without the automatic split-K (wall and device
 # time), one step's flush log and kernels; attention forward+backward; PyTorch's figures for
 # both in the same call.
-set -u
-out=${OUT:-gpu-out}
-mkdir -p "$out"
-source scripts/gpu-env.sh > /dev/null
-bin=gpu-bundle/bin
-nvidia-smi -L
+source scripts/gpu-bench-lib.sh
 EMBER_REQUIRE_CUDA=1 EMBER_TEST_DEVICE=cuda:0 EMBER_CACHE_DIR=/tmp/et timeout 240 $bin/jit_tests \
   --gtest_brief=1 \
   --gtest_filter='*MatmulMma*:AttentionKernel*:ScatterSorted*:SplitReductions*:ThreadRows*:FuzzTrain.*:Fuzz.*:SplitK*' \
   2>&1 | grep -E "FAILED|PASSED|tests ran|Failure|rror|kernel" | head -20
 export EMBER_BENCH_GPU=1 EMBER_DEVICE=cuda EMBER_CACHE_DIR=/tmp/ember-s19d
-bench() {  # filter, timeout, extra args
-  local start=$SECONDS
-  timeout "$2" $bin/ember_bench --benchmark_filter="$1" "${@:3}" 2>&1 |
-    grep -E "^BM_|rror" | grep -v "_mean\|_stddev\|_cv" | head -8
-  echo "  ($1: $((SECONDS - start)) s whole process)"
-}
 bench 'BM_gpt_small_train_step/fused:1' 200 --benchmark_min_time=0.1
 for round in 1 2; do
   echo "round $round, automatic split-K off:"

@@ -2,10 +2,7 @@
 # Session 19's last GPU pass (bundle: EMBER_BUNDLE_TARGETS="jit_tests ember_bench"): the CUDA
 # suites after the review mends, then the lstm workload from an empty cache (issue 21: never
 # finished within 120 s before) and PyTorch's cuDNN LSTM in the same call.
-set -u
-source scripts/gpu-env.sh > /dev/null
-bin=gpu-bundle/bin
-nvidia-smi -L
+source scripts/gpu-bench-lib.sh
 EMBER_REQUIRE_CUDA=1 EMBER_TEST_DEVICE=cuda:0 EMBER_CACHE_DIR=/tmp/et timeout 200 $bin/jit_tests \
   --gtest_brief=1 \
   --gtest_filter='*MatmulMma*:AttentionKernel*:ScatterSorted*:SplitReductions*:FuzzTrain.*:BufferReuse*' \

@@ -4,7 +4,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
-#include <string_view>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/numbers.h"
@@ -12,6 +11,7 @@
 #include "frontend/detail/block_pool.h"
 #include "ir/compare.h"
 #include "ir/error.h"
+#include "jit/dump.h"
 #include "jit/exec/executor.h"
 #include "jit/stats.h"
 
@@ -231,10 +231,7 @@ namespace {
 // EMBER_LOG=flush: per flush, the nodes, the host time since the last flush ended (recording)
 // and in the flush itself (planning or replay, launching; on a GPU the kernels run after).
 bool log_flushes() {
-  static const bool on = [] {
-    const char* env = std::getenv("EMBER_LOG");
-    return env != nullptr && std::string_view(env).find("flush") != std::string_view::npos;
-  }();
+  static const bool on = jit::log_enabled("flush");
   return on;
 }
 

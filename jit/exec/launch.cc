@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "ir/error.h"
+#include "jit/dump.h"
 #include "jit/stats.h"
 #include "runtime/collectives.h"
 #include "runtime/host_convert.h"
@@ -55,20 +56,19 @@ uint32_t groups_for(const LaunchSpec& l, uint32_t max_groups) {
   return static_cast<uint32_t>(std::min<uint64_t>(std::max<uint64_t>(g, 1), max_groups));
 }
 
-bool env_flag(const char* name, std::string_view needle, bool contains) {
+// Whether environment variable `name` is set to `value`.
+bool env_is(const char* name, std::string_view value) {
   const char* env = std::getenv(name);
-  if (env == nullptr) return false;
-  return contains ? std::string_view(env).find(needle) != std::string_view::npos
-                  : std::string_view(env) == needle;
+  return env != nullptr && std::string_view(env) == value;
 }
 
 bool log_kernels() {
-  static const bool on = env_flag("EMBER_LOG", "kernels", true);
+  static const bool on = log_enabled("kernels");
   return on;
 }
 
 bool log_flush_phases() {
-  static const bool on = env_flag("EMBER_LOG", "flush", true);
+  static const bool on = log_enabled("flush");
   return on;
 }
 
@@ -80,7 +80,7 @@ double ms_between(std::chrono::steady_clock::time_point a,
 // EMBER_INPLACE=0 turns in-place buffer reuse off (every output gets a buffer of its own): a
 // debugging switch for suspected aliasing problems.
 bool in_place_enabled() {
-  static const bool off = env_flag("EMBER_INPLACE", "0", false);
+  static const bool off = env_is("EMBER_INPLACE", "0");
   return !off;
 }
 
@@ -88,7 +88,7 @@ bool in_place_enabled() {
 // first kernel that makes a NaN from inputs without one is reported on stderr (an anomaly
 // detector for fused code; slow: one sync per kernel).
 bool check_nans() {
-  static const bool on = env_flag("EMBER_DEBUG_NAN", "1", false);
+  static const bool on = env_is("EMBER_DEBUG_NAN", "1");
   return on;
 }
 

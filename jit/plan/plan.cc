@@ -430,8 +430,9 @@ class Planner {
     for (int k = static_cast<int>(plan_.kernels.size()) - 1; k >= 0; --k) {
       KernelPlan& kp = plan_.kernels[k];
       if (kp.family != &family || !family.takes_sibling(g_, kp, v)) continue;
-      if (!fits(k, own_leaves(v))) continue;
-      add_reads(k, own_leaves(v));
+      const std::vector<ValueId> leaves = own_leaves(v);
+      if (!fits(k, leaves)) continue;
+      add_reads(k, leaves);
       kp.outputs.push_back(v);
       plan_.producer[v] = k;
       return true;

@@ -69,8 +69,8 @@ ir::Graph split_k_matmuls(const ir::Graph& g, std::vector<ir::ValueId>& outputs,
                           const runtime::Backend& backend) {
   return ir::rewrite(
       g, outputs,
-      [&](ir::Builder& b, const ir::Node& n, ir::ValueId id,
-          const ir::ValueIds& args) -> std::optional<ir::ValueId> {
+      [&](ir::Builder& b, const ir::Node& n, ir::ValueId id, const ir::ValueIds& args,
+          const std::vector<ir::ValueId>&) -> std::optional<ir::ValueId> {
         const int parts = n.op == ir::OpKind::Matmul ? split_k_parts(g, id, backend) : 1;
         if (parts == 1) return std::nullopt;
         // a [.., M, K] -> [.., M, S, K/S] -> [.., S, M, K/S]; b [.., K, N] -> [.., S, K/S, N].

@@ -65,8 +65,8 @@ ir::Graph split_long_reductions(const ir::Graph& g, std::vector<ir::ValueId>& ou
                                 bool columns) {
   return ir::rewrite(
       g, outputs,
-      [&](ir::Builder& b, const ir::Node& n, ir::ValueId,
-          const ir::ValueIds& args) -> std::optional<ir::ValueId> {
+      [&](ir::Builder& b, const ir::Node& n, ir::ValueId, const ir::ValueIds& args,
+          const std::vector<ir::ValueId>&) -> std::optional<ir::ValueId> {
         const Split s = split_of(g, n, columns);
         if (s.chunk == 0) return std::nullopt;
         const auto& a = n.get<ir::ReduceAttrs>();

@@ -1,6 +1,7 @@
 #include "kernels/scatter/family.h"
 
 #include "ir/builder.h"
+#include "ir/rewrite.h"
 
 namespace ember::jit {
 namespace {
@@ -205,45 +206,18 @@ class ScatterFamily final : public AnchoredFamily {
     }
     return false;
   }
+  // The index's expand, read by nothing else once the sorted scatter reads its unexpanded
+  // form, is dropped by ir::rewrite (an unfused plan would store it).
   ir::Graph rewrite(const ir::Graph& g, std::vector<ValueId>& outputs,
                     const runtime::Backend&) const override {
-    // Values still read once the sorted scatters read the unexpanded index (an index's expand
-    // read by nothing else is dropped: an unfused plan would store it).
-    std::vector<char> live(g.size(), 0);
-    for (ValueId o : outputs) live[o] = 1;
-    for (ValueId i = g.size() - 1; i >= 0; --i) {
-      const ir::Node& n = g.node(i);
-      if (!live[i]) continue;
-      if (n.op == ir::OpKind::ScatterAdd && sorting_pays(g, n)) {
-        const int axis = n.get<ir::AxisAttrs>().axis;
-        live[n.inputs[0]] = live[unexpanded(g, n.inputs[1], axis)] = live[n.inputs[2]] = 1;
-      } else {
-        for (ValueId in : n.inputs) live[in] = 1;
-      }
-    }
-    ir::Graph out;
-    ir::Builder b(out);
-    std::vector<ValueId> remap(g.size(), -1);
-    ir::ValueIds args;
-    for (ValueId i = 0; i < g.size(); ++i) {
-      const ir::Node& n = g.node(i);
-      if (n.op == ir::OpKind::Input) {
-        remap[i] = b.input(n.get<ir::InputAttrs>().slot, n.type);
-        continue;
-      }
-      if (!live[i]) continue;
-      if (n.op == ir::OpKind::ScatterAdd && sorting_pays(g, n)) {
-        const ValueId first = out.size();
-        remap[i] = sorted_scatter(b, g, n, remap);
-        for (ValueId v = first; v < out.size(); ++v) out.set_label(v, n.label);
-        continue;
-      }
-      args.clear();
-      for (ValueId in : n.inputs) args.push_back(remap[in]);
-      remap[i] = b.replay(n, args);
-    }
-    for (ValueId& o : outputs) o = remap[o];
-    return out;
+    return ir::rewrite(g, outputs,
+                       [&](ir::Builder& b, const ir::Node& n, ValueId, const ir::ValueIds&,
+                           const std::vector<ValueId>& remap) -> std::optional<ValueId> {
+                         if (n.op != ir::OpKind::ScatterAdd || !sorting_pays(g, n)) {
+                           return std::nullopt;
+                         }
+                         return sorted_scatter(b, g, n, remap);
+                       });
   }
 
   KernelGeometry lower(const ir::Graph& g, const Plan& plan, int kernel, const Emitter::LayoutFn&,

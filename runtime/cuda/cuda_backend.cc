@@ -175,14 +175,6 @@ class CudaBackend final : public Backend {
     start_timing();
     bool launched = false;
     try {
-      const GraphStats before = graphs_.stats();
-      graphs_.launch(key, calls, stream_);
-      launched = true;
-      if (log_graphs()) {
-        std::fprintf(stderr, "ember cuda graph: %zu calls, %lld nodes patched, %lld graphs built\n",
-                     calls.size(), static_cast<long long>(graphs_.stats().patched - before.patched),
-                     static_cast<long long>(graphs_.stats().built - before.built));
-      }
     } catch (const Error& e) {
       // A driver that cannot build or launch graphs still runs the kernels one by one (nothing
       // of the graph ran).
@@ -321,15 +313,6 @@ class CudaBackend final : public Backend {
       d_->cuEventRecord(start_, stream_);
       timing_ = true;
     }
-  }
-
-  // EMBER_LOG=flush: what each graph launch cost the graph cache (nodes patched, graphs built).
-  static bool log_graphs() {
-    static const bool on = [] {
-      const char* env = std::getenv("EMBER_LOG");
-      return env != nullptr && std::string(env).find("flush") != std::string::npos;
-    }();
-    return on;
   }
 
   bool graphs_wanted() const {

@@ -34,7 +34,8 @@ CUDA_KERNEL_NODE_PARAMS node_params(const KernelCall& c, std::vector<void*>& arg
   return p;
 }
 
-// EMBER_LOG=graphs: a line per graph built (how often a step's buffers change its graph).
+// EMBER_LOG=graphs: a line per graph built and per graph patched (how often a step's buffers
+// change its graph, and how many nodes it rewrites each time).
 bool log_graphs() {
   static const bool on = [] {
     const char* env = std::getenv("EMBER_LOG");
@@ -216,6 +217,7 @@ bool GraphCache::patchable(const Entry& e, const std::vector<KernelCall>& calls)
 }
 
 void GraphCache::patch(Entry& e, const std::vector<KernelCall>& calls) {
+  const int64_t patched_before = stats_.patched;
   std::vector<void*> args;
   for (size_t i = 0; i < calls.size(); ++i) {
     if (e.calls[i] == calls[i]) continue;
@@ -234,6 +236,10 @@ void GraphCache::patch(Entry& e, const std::vector<KernelCall>& calls) {
           "cuGraphExecKernelNodeSetParams");
     e.calls[i] = calls[i];
     ++stats_.patched;
+  }
+  if (log_graphs()) {
+    std::fprintf(stderr, "ember: cuda: graph patched: %lld of %zu calls rewritten\n",
+                 static_cast<long long>(stats_.patched - patched_before), calls.size());
   }
 }
 
