@@ -2,6 +2,8 @@
 // kernels, of which families), freeze (every kernel's variant chosen, tuned where asked, before
 // anything is lowered), lower, compile, launch (jit/exec/launch.h). The caches of plan_cache.h
 // are short-cuts between these stages.
+#include <chrono>
+#include <cstdio>
 #include <memory>
 #include <optional>
 #include <string>
@@ -24,6 +26,19 @@
 
 namespace ember::jit {
 namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+}
+
+// EMBER_LOG=flush: the host time of the stages before the launch (rewrites, the replay check
+// or planning), to find where a replayed step's host time goes.
+bool log_stages() {
+  static const bool on = log_enabled("flush");
+  return on;
+}
 
 // Arrays of the flush: the inputs as given, every kernel output a contiguous placeholder (its
 // layout at launch; the launch stage gives it a buffer).
@@ -125,8 +140,13 @@ std::vector<Outcome> execute_planned(const ir::Graph& g, const std::vector<ir::V
   const bool fusion = fusion_enabled();
   const uint64_t inputs_layout = input_layout_fingerprint(inputs);
   PlanCache& cache = PlanCache::of(&backend);
+  const auto t_check = Clock::now();
   std::unique_ptr<ReplayMemo::State> replay =
       take_replay(g, memo, fusion, inputs_layout, inputs, backend);
+  if (log_stages()) {
+    std::fprintf(stderr, "ember stages: replay check (%s) in %.3f ms\n",
+                 replay ? "replays" : "plans", ms_since(t_check));
+  }
   if (replay) {
     counters().replays.fetch_add(1, std::memory_order_relaxed);
     counters().cache_hits.fetch_add(1, std::memory_order_relaxed);
@@ -192,6 +212,7 @@ std::vector<Outcome> execute_planned(const ir::Graph& g, const std::vector<ir::V
 std::vector<Outcome> execute_compiled(const ir::Graph& g, const std::vector<ir::ValueId>& outputs,
                                       std::span<const runtime::Array> inputs,
                                       runtime::Backend& backend, ReplayMemo* memo) {
+  const auto t_rewrite = Clock::now();
   std::optional<ir::Graph> rewritten;
   std::vector<ir::ValueId> rewritten_outputs = outputs;
   uint64_t settings = 0;
@@ -202,6 +223,10 @@ std::vector<Outcome> execute_compiled(const ir::Graph& g, const std::vector<ir::
   }
   // A memo made under other rewrite switches holds the plan of another rewritten graph.
   if (memo != nullptr && memo->state && memo->state->rewrite_settings != settings) memo->forget();
+  if (log_stages()) {
+    std::fprintf(stderr, "ember stages: rewrites (%zu -> %zu nodes) in %.3f ms\n", g.size(),
+                 rewritten ? rewritten->size() : g.size(), ms_since(t_rewrite));
+  }
   std::vector<Outcome> out =
       rewritten ? execute_planned(*rewritten, rewritten_outputs, inputs, backend, memo)
                 : execute_planned(g, outputs, inputs, backend, memo);

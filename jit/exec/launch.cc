@@ -286,6 +286,7 @@ std::vector<Outcome> launch_plan(const ir::Graph& g, const std::vector<ir::Value
   std::vector<runtime::Array> errors(static_cast<size_t>(kernels));
   std::vector<std::string> host_failed(static_cast<size_t>(kernels));
   bool checks = false;
+  double assign_ms = 0, check_upload_ms = 0;  // parts of the prepare phase, for EMBER_LOG=flush
   for (int k = 0; k < kernels; ++k) {
     const LaunchSpec& spec = p.launches[k];
     if (spec.host_anchor >= 0) {
@@ -304,7 +305,9 @@ std::vector<Outcome> launch_plan(const ir::Graph& g, const std::vector<ir::Value
       counters().collectives.fetch_add(1, std::memory_order_relaxed);
       continue;
     }
+    const auto t_assign = std::chrono::steady_clock::now();
     assign_outputs(g, p, k, last_read, is_output, arrays, backend);
+    if (log_flush_phases()) assign_ms += ms_between(t_assign, std::chrono::steady_clock::now());
     runtime::Launch l;
     for (ir::ValueId b : spec.bindings) l.buffers.push_back(*arrays[b]);
     l.writes = spec.writes;
@@ -314,7 +317,10 @@ std::vector<Outcome> launch_plan(const ir::Graph& g, const std::vector<ir::Value
     if (spec.uses_errors) {
       int64_t words = 4 + (static_cast<int64_t>(spec.error_sites.size()) + 31) / 32;
       std::vector<uint32_t> zeros(static_cast<size_t>(words), 0);
+      const auto t_upload = std::chrono::steady_clock::now();
       errors[k] = backend.upload({DType::I32, Shape{words}}, zeros.data());
+      if (log_flush_phases())
+        check_upload_ms += ms_between(t_upload, std::chrono::steady_clock::now());
       l.buffers.push_back(errors[k]);
       l.writes.push_back(true);
       checks = true;
@@ -349,9 +355,10 @@ std::vector<Outcome> launch_plan(const ir::Graph& g, const std::vector<ir::Value
     // Where a flush's host time goes: buffers and arguments of every launch, handing them to
     // the device (a CUDA graph's patching included), then the wait for kernel-side checks.
     std::fprintf(stderr,
-                 "ember launch: %d kernels: prepared in %.3f ms, submitted in %.3f ms, checks "
-                 "read after %.3f ms\n",
-                 kernels, ms_between(t_start, t_prepared), ms_between(t_prepared, t_submitted),
+                 "ember launch: %d kernels: prepared in %.3f ms (buffers %.3f ms, check words "
+                 "%.3f ms), submitted in %.3f ms, checks read after %.3f ms\n",
+                 kernels, ms_between(t_start, t_prepared), assign_ms, check_upload_ms,
+                 ms_between(t_prepared, t_submitted),
                  ms_between(t_submitted, std::chrono::steady_clock::now()));
   }
   std::vector<Outcome> out(outputs.size());
