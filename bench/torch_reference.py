@@ -69,6 +69,13 @@ def workloads(dev):
     a32, b32 = rand(4096, 4096), rand(4096, 4096)
     a16, b16 = rand(8192, 8192, dtype=torch.bfloat16), rand(8192, 8192, dtype=torch.bfloat16)
     c1k = rand(1024)
+    # gpt_small_train_step's products (bench/workloads_bench.cc BM_matmul_gpt): M x N x K.
+    gpt = {}
+    for m, n, k, at in [(8192, 768, 768, 0), (8192, 3072, 768, 0), (8192, 768, 3072, 0),
+                        (8192, 50304, 768, 0), (768, 768, 8192, 1)]:
+        a = rand(k, m, dtype=torch.bfloat16).t() if at else rand(m, k, dtype=torch.bfloat16)
+        gpt[f"matmul_gpt_{m}x{n}x{k}" + ("_at" if at else "")] = (
+            a, rand(k, n, dtype=torch.bfloat16), 2.0 * m * n * k)
 
     def tf32_matmul():
         torch.backends.cuda.matmul.allow_tf32 = True
@@ -91,7 +98,8 @@ def workloads(dev):
         ("matmul_4096_tf32", tf32_matmul, None, 0, 2.0 * 4096 ** 3),
         ("matmul_8192_bf16", lambda: a16 @ b16, None, 0, 2.0 * 8192 ** 3),
         ("chain100_1K", lambda: chain(c1k), chain, 0, 0),
-    ], {"gelu": (x64,), "layernorm": (xm,), "softmax": (xm,), "adam": (p, grad, m, v),
+    ] + [(name, lambda a=a, b=b: a @ b, None, 0, flops)
+         for name, (a, b, flops) in gpt.items()], {"gelu": (x64,), "layernorm": (xm,), "softmax": (xm,), "adam": (p, grad, m, v),
         "chain": (c1k,)}
 
 

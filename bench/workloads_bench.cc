@@ -175,6 +175,22 @@ void BM_matmul_square(benchmark::State& state) {
   }
 }
 
+// The bf16 products of gpt_small_train_step (batch 8 x 1024 tokens, d 768), M x N x K with a
+// row-major [M, K] A and [K, N] B: the attention projections (8192 x 768 x 768), the MLP's
+// (8192 x 3072 x 768, 8192 x 768 x 3072), the LM head (8192 x 50304 x 768), a weight gradient
+// (768 x 768 x 8192, A transposed as autodiff reads it). Peers: torch_reference.py's matmul_gpt_*.
+void BM_matmul_gpt(benchmark::State& state) {
+  const int64_t div = shrink() > 1 ? 16 : 1;
+  const int64_t m = state.range(0) / div, n = state.range(1) / div, k = state.range(2) / div;
+  const bool a_transposed = state.range(3) != 0;
+  auto a = (a_transposed ? mat(k, m, 19).transpose() : mat(m, k, 19)).cast(DType::BF16);
+  auto b = mat(k, n, 20).cast(DType::BF16);
+  sync(bench_device());
+  Tensor<2> c;
+  run_timed(
+      state, true, [&] { c = a.matmul(b); }, 0, 2.0 * m * n * k);
+}
+
 // A long-K f32 matmul with a small output (1024 x 16384 x 1024: 64 output tiles of 128 x 128)
 // split in four parts (split:1, EMBER_SPLIT_K=4) and whole (split:0).
 void BM_matmul_long_k(benchmark::State& state) {
@@ -696,6 +712,15 @@ EMBER_WORKLOAD(BM_lstm);
 BENCHMARK(BM_matmul_square)
     ->ArgNames({"n", "type"})
     ->ArgsProduct({{1024, 4096, 8192}, {0, 1, 2}})
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_matmul_gpt)
+    ->ArgNames({"m", "n", "k", "at"})
+    ->Args({8192, 768, 768, 0})
+    ->Args({8192, 3072, 768, 0})
+    ->Args({8192, 768, 3072, 0})
+    ->Args({8192, 50304, 768, 0})
+    ->Args({768, 768, 8192, 1})
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_matmul_long_k)

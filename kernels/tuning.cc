@@ -25,6 +25,7 @@ thread_local bool g_scanning = false;
 
 std::mutex g_memo_mutex;
 std::map<std::string, std::string> g_memo;
+std::atomic<uint64_t> g_winners_generation{0};
 
 }  // namespace
 
@@ -51,7 +52,10 @@ void discard_winner(const std::string& key, const std::string& winner) {
   autotune::process_store().clear(key);
   std::lock_guard lock(g_memo_mutex);
   g_memo[key] = "";
+  g_winners_generation.fetch_add(1);
 }
+
+uint64_t winners_generation() { return g_winners_generation.load(); }
 
 std::string tune_and_record(const std::string& key, const std::string& family,
                             const std::vector<std::string>& configs, const std::string& fallback,
@@ -66,6 +70,7 @@ std::string tune_and_record(const std::string& key, const std::string& family,
   {
     std::lock_guard lock(g_memo_mutex);
     g_memo[key] = winner;
+    g_winners_generation.fetch_add(1);
   }
   if (dump_enabled("autotune")) {
     std::string text = absl::StrCat("autotune ", key, " -> ", e.winner, "\n");

@@ -24,6 +24,10 @@ std::string cached_winner(const std::string& key);
 // treats the key as untuned.
 void discard_winner(const std::string& key, const std::string& winner);
 
+// A count that grows whenever a remembered winner changes (tuned, recorded or discarded): a
+// frozen plan whose variants were chosen at the same count chooses them again.
+uint64_t winners_generation();
+
 // Times `configs` with `measure` (device ms; < 0 or a throw: failed or wrong), records the
 // entry and returns the winner's configuration; `fallback` when none worked (remembered for
 // the key, so that the process does not tune it again).

@@ -16,6 +16,7 @@ STEPS = {
     "mlp_train_step": ref.mlp_train_step,
     "transformer_block": ref.transformer_block,
     "conv_block_train": ref.conv_block_train,
+    "gpt_small_train_step": ref.gpt_small_train_step,
 }
 
 

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <set>
 #include <span>
+#include <stdexcept>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -221,6 +222,8 @@ class Cpp final : public Dialect {
     if (k.uses_errors)
       absl::StrAppend(&s, "  uint* E = static_cast<uint*>(B_[", k.buffers.size(), "]);\n");
     for (size_t i = 0; i < k.shared.size(); ++i) {
+      // Only CUDA's copy-engine tiles have dynamic shared memory.
+      if (k.shared[i].size == kDynamicShared) throw std::logic_error("dynamic shared memory");
       absl::StrAppend(&s, "  ", type(k.shared[i].type), " sh", i, "[", k.shared[i].size, "];\n");
     }
     return s;

@@ -157,6 +157,13 @@ class Cuda final : public Dialect {
     // gl_WorkGroupSize: loop strides become immediates.
     absl::StrAppend(&s, "  constexpr uint WG_ = ", k.workgroup_size, "u;\n");
     for (size_t i = 0; i < k.shared.size(); ++i) {
+      if (k.shared[i].size == kDynamicShared) {
+        // Every extern __shared__ array starts at the dynamic shared memory (the tiles' own).
+        absl::StrAppend(&s, "  extern __shared__ __align__(128) unsigned char dyn_sh", i, "[];\n  ",
+                        type(k.shared[i].type), "* sh", i, " = reinterpret_cast<",
+                        type(k.shared[i].type), "*>(dyn_sh", i, ");\n");
+        continue;
+      }
       // 16-byte aligned, so runs of four elements load as one vector.
       absl::StrAppend(&s, "  __shared__ __align__(16) ", type(k.shared[i].type), " sh", i, "[",
                       k.shared[i].size, "];\n");

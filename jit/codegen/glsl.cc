@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <set>
+#include <stdexcept>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
@@ -141,6 +142,8 @@ class Glsl final : public Dialect {
                       ") buffer Errors { uint E[]; };\n");
     }
     for (size_t i = 0; i < k.shared.size(); ++i) {
+      // Only CUDA's copy-engine tiles have dynamic shared memory.
+      if (k.shared[i].size == kDynamicShared) throw std::logic_error("dynamic shared memory");
       absl::StrAppend(&s, "shared ", type(k.shared[i].type), " sh", i, "[", k.shared[i].size,
                       "];\n");
     }

@@ -165,9 +165,13 @@ struct BufferDecl {
   bool vec4 = false;  // declared as 4-element vectors (16-byte accesses); scalars still allowed
 };
 
+// A shared array's size when it is the kernel's dynamic shared memory instead (CUDA: what a
+// copy-engine tile's pipeline used, reused after its k loop by the staged epilogue).
+inline constexpr int kDynamicShared = -1;
+
 struct SharedDecl {
   CType type;
-  int size;
+  int size;  // elements, or kDynamicShared
 };
 
 struct KernelDesc {

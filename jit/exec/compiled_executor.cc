@@ -68,6 +68,9 @@ std::unique_ptr<ReplayMemo::State> take_replay(const ir::Graph& g, ReplayMemo* m
       s->inputs_layout != inputs_layout) {
     return nullptr;
   }
+  // Nothing the families choose by has changed: the variants stand as frozen.
+  const uint64_t epoch = variant_epoch();
+  if (s->variant_epoch == epoch) return s;
   Plan plan = s->plan;
   std::vector<std::optional<runtime::Array>> arrays = flush_arrays(g, plan, inputs);
   auto layout = [&](ir::ValueId v) -> const runtime::Array& { return *arrays[v]; };
@@ -75,6 +78,7 @@ std::unique_ptr<ReplayMemo::State> take_replay(const ir::Graph& g, ReplayMemo* m
   for (size_t k = 0; k < plan.kernels.size(); ++k) {
     if (plan.kernels[k].variant != s->plan.kernels[k].variant) return nullptr;
   }
+  s->variant_epoch = epoch;
   return s;
 }
 
@@ -167,6 +171,7 @@ std::vector<Outcome> execute_planned(const ir::Graph& g, const std::vector<ir::V
   std::vector<std::optional<runtime::Array>> arrays = flush_arrays(g, plan, inputs);
   auto layout = [&](ir::ValueId v) -> const runtime::Array& { return *arrays[v]; };
   freeze_variants(g, plan, layout, backend, /*tune=*/true);
+  const uint64_t epoch = variant_epoch();  // after tuning: its winners are in the variants
   uint64_t key = frozen_key(structure, g, plan);
   // The CPU compiles sizes and strides into its kernels: its compiled plans are per layout.
   if (backend.kind() == runtime::DeviceKind::Cpu)
@@ -193,6 +198,7 @@ std::vector<Outcome> execute_planned(const ir::Graph& g, const std::vector<ir::V
   if (memo != nullptr) {
     auto state = std::make_unique<ReplayMemo::State>();
     state->generation = generation;
+    state->variant_epoch = epoch;
     state->fusion = fusion;
     state->inputs_layout = inputs_layout;
     state->key = key;
@@ -224,7 +230,7 @@ std::vector<Outcome> execute_compiled(const ir::Graph& g, const std::vector<ir::
   // A memo made under other rewrite switches holds the plan of another rewritten graph.
   if (memo != nullptr && memo->state && memo->state->rewrite_settings != settings) memo->forget();
   if (log_stages()) {
-    std::fprintf(stderr, "ember stages: rewrites (%zu -> %zu nodes) in %.3f ms\n", g.size(),
+    std::fprintf(stderr, "ember stages: rewrites (%d -> %d nodes) in %.3f ms\n", g.size(),
                  rewritten ? rewritten->size() : g.size(), ms_since(t_rewrite));
   }
   std::vector<Outcome> out =

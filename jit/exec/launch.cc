@@ -145,8 +145,13 @@ void log_launch(const ir::Graph& g, const LaunchSpec& spec, const runtime::Launc
   }
   std::string time = ns >= 0 ? absl::StrFormat("%.3f ms, %.1f GB/s", ns / 1e6, bytes / ns)
                              : std::string("no device timer");
-  std::fprintf(stderr, "ember kernel %s: %d ops fused, %u workgroups, %s\n", spec.name.c_str(),
-               spec.fused_nodes, l.groups[0], time.c_str());
+  // The first value it writes names the kernel's size (a product's output, a reduction's).
+  std::string writes;
+  for (size_t i = 0; i < spec.bindings.size() && writes.empty(); ++i) {
+    if (spec.writes[i]) writes = g.type(spec.bindings[i]).to_string();
+  }
+  std::fprintf(stderr, "ember kernel %s: %d ops fused, %u workgroups, %s, writes %s\n",
+               spec.name.c_str(), spec.fused_nodes, l.groups[0], time.c_str(), writes.c_str());
 }
 
 // Buffers for kernel k's outputs: an intermediate read only in place that dies here lends its

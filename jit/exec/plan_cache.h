@@ -85,6 +85,7 @@ struct ReplayMemo {
 // What a replayed flush reuses: everything its frozen plan and launches were derived from.
 struct ReplayMemo::State {
   uint64_t generation = 0;        // plan_generation() when made
+  uint64_t variant_epoch = 0;     // variant_epoch() when the plan's variants were chosen
   uint64_t rewrite_settings = 0;  // the families' rewrite switches (Family::rewrite_settings)
   bool fusion = false;
   uint64_t inputs_layout = 0;

@@ -3,10 +3,14 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <string_view>
 
 #include "jit/compile/compile.h"
 #include "jit/tune/tune_kernel.h"
 #include "kernels/family.h"
+#include "kernels/tuning.h"
+
+extern char** environ;
 
 namespace ember::jit {
 namespace {
@@ -41,6 +45,18 @@ void precompile_candidates(const ir::Graph& g, const Plan& plan,
 }
 
 }  // namespace
+
+uint64_t variant_epoch() {
+  // FNV-1a over every EMBER_ variable (name and value) in the order the environment lists them.
+  uint64_t h = 0xcbf29ce484222325ull ^ winners_generation();
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    std::string_view var(*e);
+    if (var.rfind("EMBER_", 0) != 0) continue;
+    for (char c : var) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
+    h = (h ^ 0xff) * 0x100000001b3ull;  // separator
+  }
+  return h;
+}
 
 bool freeze_variants(const ir::Graph& g, Plan& plan, const Emitter::LayoutFn& layout,
                      runtime::Backend& backend, bool tune) {

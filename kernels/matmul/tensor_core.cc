@@ -1,5 +1,8 @@
 // The tile templates: tensor cores (mma.sync, wgmma with or without the copy engine) and the f32
 // vector tile, all CUDA; their device code is kernels/matmul/*.cuh.
+#include <cstdlib>
+#include <string_view>
+
 #include "absl/strings/str_cat.h"
 #include "kernels/matmul/lowering.h"
 #include "kernels/matmul/precision.h"
@@ -40,6 +43,62 @@ void add_tiled_views(MmaShape& shape, const MmaOperand& a, const MmaOperand& b, 
   out.tiled_views = {va, vb};
   e.desc().tensor_maps = 2;
 }
+// EMBER_MMA_STAGED_EPILOGUE=0: copy-engine tiles store their outputs straight from the
+// accumulators again (the A/B baseline of the staged epilogue).
+bool staged_epilogue_enabled() {
+  const char* env = std::getenv("EMBER_MMA_STAGED_EPILOGUE");
+  return env == nullptr || std::string_view(env) != "0";
+}
+
+// The epilogue of a copy-engine (TMA) wgmma tile through shared memory. Straight from the
+// accumulators, a warp's store covers 8 rows at 4-byte steps: 8 sectors for 64 bytes of bf16,
+// and every fused epilogue op runs unrolled per accumulator. Staged, the consumers write their
+// accumulators to the pipeline's shared memory (free once the k loop is done; rows padded by 8
+// floats: two-way bank conflicts), then all threads of the workgroup, the producer warpgroup
+// too, walk the tile row by row: consecutive threads take consecutive columns, so a warp's
+// store is 64 contiguous bytes, and the fused epilogue is one loop body. The next tile's
+// copies start after the barrier that opens its MmaTile, which every thread reaches only once
+// its part of this epilogue is done.
+void store_staged(Emitter& e, const KernelPlan& kp, const MmaShape& shape, int acc_var, CType out_t,
+                  const std::vector<int>& bdims, int m0, int n0, int pM, int pN) {
+  auto u = [&](int64_t v) { return e.const_u(static_cast<uint64_t>(v)); };
+  auto add = [&](int x, int y) { return e.bin(BinaryFn::Add, x, y); };
+  auto mul = [&](int x, int y) { return e.bin(BinaryFn::Mul, x, y); };
+  const int64_t BM = shape.block_m(), BN = shape.block_n(), stride = BN + 8;
+  const int64_t threads = shape.threads() + 128, total = BM * BN;
+  auto& sh = e.desc().shared;
+  const int staging = static_cast<int>(sh.size());
+  sh.push_back({CType::Float, kDynamicShared});
+  int lid = e.builtin(Builtin::LocalId);
+  int lane = e.bin(BinaryFn::BitAnd, lid, u(31));
+  int warp = e.bin(BinaryFn::Div, lid, u(32));
+  // Accumulator (ni, c) of a wgmma warp: row 16 warp + lane / 4 + 8 (c / 2), column
+  // 8 ni + 2 (lane % 4) + c % 2 of the tile.
+  int row0 = add(mul(warp, u(16)), e.bin(BinaryFn::Div, lane, u(4)));
+  int col0 = mul(e.bin(BinaryFn::Rem, lane, u(4)), u(2));
+  e.begin_if(e.bin(BinaryFn::Lt, lid, u(shape.threads())));
+  for (int ni = 0; ni < shape.frags_n; ++ni) {
+    for (int c = 0; c < 4; ++c) {
+      int slot = add(mul(add(row0, u((c / 2) * 8)), u(stride)), add(col0, u(ni * 8 + c % 2)));
+      Stmt st{SOp::SharedStore,
+              e.expr({XOp::ArrayLoad, CType::Float, acc_var, 0, {u(ni * 4 + c)}})};
+      st.buffer = staging;
+      st.index = slot;
+      e.desc().body.push_back(st);
+    }
+  }
+  e.end();
+  e.barrier();
+  int step = e.begin_for(SOp::ForSeq, u((total + threads - 1) / threads));
+  int idx = add(mul(step, u(threads)), lid);
+  e.begin_if(e.bin(BinaryFn::Lt, idx, u(total)));
+  int row = e.bin(BinaryFn::Div, idx, u(BN)), col = e.bin(BinaryFn::Rem, idx, u(BN));
+  int v = e.expr({XOp::SharedLoad, CType::Float, staging, 0, {add(mul(row, u(stride)), col)}});
+  store_matmul_outputs(e, kp, e.cast(v, out_t), bdims, add(m0, row), add(n0, col), pM, pN);
+  e.end();
+  e.end();
+}
+
 }  // namespace
 
 void lower_matmul_tile(const ir::Graph& g, Emitter& e, const KernelPlan& kp, TileOperands ops,
@@ -156,6 +215,14 @@ void lower_matmul_tile(const ir::Graph& g, Emitter& e, const KernelPlan& kp, Til
                              add(cols, u(64 * (j / 4) + j % 4)), pM, pN);
       }
     }
+  }
+  const int64_t staging_bytes = BM * (BN + 8) * 4;
+  if (shape.tma && staged_epilogue_enabled() && staging_bytes <= shape.shared_bytes()) {
+    store_staged(e, kp, shape, decl.var, out_t, bdims, m0, n0, pM, pN);
+    e.end();
+    out.work_items = static_cast<uint64_t>(tiles);
+    out.per_row = true;
+    return;
   }
   // The producer warpgroup holds no accumulators.
   if (shape.tma) e.begin_if(e.bin(BinaryFn::Lt, lid, u(shape.threads())));

@@ -113,5 +113,28 @@ TEST(FlushReplay, SplitKSwitchPlansAgain) {
   unsetenv("EMBER_SPLIT_K");
 }
 
+// A replayed flush skips choosing its kernels' variants again while nothing they depend on
+// changed (jit::variant_epoch). A forced variant set between two replays of the same step is
+// such a change: the step must plan with the forced variant, not replay the frozen one.
+TEST(FlushReplay, ForcedVariantSetBetweenReplaysIsUsed) {
+  EMBER_REQUIRE_GPU_DEVICE();
+  Device dev = testing::gpu_device();
+  if (dev.type() == DeviceType::Cpu) GTEST_SKIP() << "the CPU target has one pointwise variant";
+  unsetenv("EMBER_POINTWISE");
+  for (int i = 0; i < 3; ++i) chain(dev, 72, 1.0, 0.0)[0].to_data();
+  int64_t before = replays(dev);
+  testing::expect_same([&](const Device& d) { return chain(d, 72, 1.5, 0.25); }, dev);
+  EXPECT_EQ(replays(dev) - before, 1);
+  // The forced variant differs from the frozen one (the heuristic has 256 threads): another
+  // frozen plan, so no replay; the next step replays that one.
+  setenv("EMBER_POINTWISE", "threads=128,unroll=1,vector=1", 1);
+  before = replays(dev);
+  testing::expect_same([&](const Device& d) { return chain(d, 72, 0.5, 1.0); }, dev);
+  EXPECT_EQ(replays(dev), before) << "the frozen variants were replayed past the forced one";
+  testing::expect_same([&](const Device& d) { return chain(d, 72, 2.0, 1.0); }, dev);
+  EXPECT_EQ(replays(dev) - before, 1);
+  unsetenv("EMBER_POINTWISE");
+}
+
 }  // namespace
 }  // namespace ember
