@@ -1,6 +1,7 @@
 #include "nn/attention.h"
 
 #include <algorithm>
+#include <array>
 
 #include "nn/checks.h"
 
@@ -56,9 +57,41 @@ MhaOutput MultiHeadAttention::attend(const MhaInput& input, const Tensor<4>& q, 
   return out;
 }
 
+namespace {
+
+bool same_tensor(const Tensor<3>& a, const Tensor<3>& b) {
+  return a.raw().value() == b.raw().value();
+}
+
+}  // namespace
+
+// Self-attention (one tensor as query, key and value) projects through the three weights
+// joined, [d_model, 3 d_model] (PyTorch's packed in_proj_weight): one product over the input
+// instead of three, and in the backward one data and one weight gradient product. Each output
+// column is computed as the separate projections compute it; q, k and v are views of the
+// product's columns, which the attention kernel reads in place.
+std::array<Tensor<3>, 3> MultiHeadAttention::project_self(const Tensor<3>& x) const {
+  const Shape& s = x.shape();
+  const int64_t d = d_model();
+  Tensor<2> w = Tensor<2>::cat({query.weight.val(), key.weight.val(), value.weight.val()}, 1);
+  Tensor<2> y = x.flatten<2>(0, 1).matmul(w);
+  if (query.bias) {
+    y = y +
+        Tensor<1>::cat({query.bias->val(), key.bias->val(), value.bias->val()}, 0).unsqueeze<2>();
+  }
+  Tensor<3> qkv = y.reshape<3>(Shape{s[0], s[1], 3 * d});
+  return {qkv.narrow(2, 0, d), qkv.narrow(2, d, d), qkv.narrow(2, 2 * d, d)};
+}
+
 MhaOutput MultiHeadAttention::forward(const MhaInput& input) const {
   for (const Tensor<3>* x : {&input.query, &input.key, &input.value}) {
     detail::check_dim_size("MultiHeadAttention", x->raw(), 2, d_model(), "features (d_model)");
+  }
+  const bool biases = query.bias.has_value();
+  if (same_tensor(input.query, input.key) && same_tensor(input.query, input.value) &&
+      key.bias.has_value() == biases && value.bias.has_value() == biases) {
+    auto [q, k, v] = project_self(input.query);
+    return attend(input, split_heads(q), split_heads(k), split_heads(v));
   }
   return attend(input, split_heads(query.forward(input.query)), split_heads(key.forward(input.key)),
                 split_heads(value.forward(input.value)));

@@ -4,6 +4,7 @@
 // attended by module::attention, merged and projected by a fourth. Masks follow Burn: true marks
 // what is masked out. A masked score takes no part in the softmax (a query whose keys are all
 // masked gets a zero context), where Burn fills it with min_float.
+#include <array>
 #include <optional>
 #include <vector>
 
@@ -79,6 +80,7 @@ class MultiHeadAttention {
 
  private:
   Tensor<4> split_heads(const Tensor<3>& x) const;
+  std::array<Tensor<3>, 3> project_self(const Tensor<3>& x) const;
   MhaOutput attend(const MhaInput& input, const Tensor<4>& q, const Tensor<4>& k,
                    const Tensor<4>& v) const;
 };

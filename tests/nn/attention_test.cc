@@ -137,6 +137,34 @@ TEST(MultiHeadAttention, GradientsMatchCentralDifferences) {
       1e-5);
 }
 
+// Self-attention projects through the three weights joined (one product); the same module
+// given a key/value tensor that is another value with the same elements projects separately.
+// Both give the same context and the same gradients, for every parameter and the input.
+TEST(MultiHeadAttention, SelfAttentionPackedProjectionEqualsSeparateOnes) {
+  MultiHeadAttention mha = small_mha();
+  auto x = from_host<3>(random_values(2 * 3 * 8, 12), Shape{2, 3, 8});
+  auto run = [&](bool packed) {
+    Tensor<3> xg = x.detach().require_grad();
+    // Another lazy value, equal to xg: the separate projections.
+    Tensor<3> kv = Tensor<3>::cat({xg.narrow(1, 0, 1), xg.narrow(1, 1, 2)}, 1);
+    MhaInput in = packed ? MhaInput::self_attn(xg) : MhaInput::cross(xg, kv, kv);
+    Tensor<3> y = mha.forward(in.with_causal(true)).context;
+    Gradients g = (y * y).sum().backward();
+    std::vector<std::vector<double>> out{host(y), host(xg.grad(g).value())};
+    for (const Linear* l : {&mha.query, &mha.key, &mha.value}) {
+      out.push_back(host(l->weight.grad(g).value()));
+      out.push_back(host(l->bias->grad(g).value()));
+    }
+    return out;
+  };
+  auto packed = run(true), separate = run(false);
+  ASSERT_EQ(packed.size(), separate.size());
+  for (size_t i = 0; i < packed.size(); ++i) {
+    SCOPED_TRACE(i);
+    expect_near_all(packed[i], separate[i], 1e-5);
+  }
+}
+
 // Weights [d, kv_heads * d_head] with each kv head's columns repeated for its query heads.
 Tensor<2> repeat_head_columns(const Tensor<2>& w, int64_t kv_heads, int64_t group) {
   const int64_t d = w.shape()[0], d_head = w.shape()[1] / kv_heads;
