@@ -47,6 +47,8 @@ class Graph {
   // reallocating (and moving every node) several times per step.
   void reserve(int n) { nodes_.reserve(static_cast<size_t>(n)); }
   void set_label(ValueId id, const char* label) { nodes_[id].label = label; }
+  // A replayed flush's scalars (fill values, seeds) in a graph kept from the flush before.
+  void set_attrs(ValueId id, Attrs attrs) { nodes_[id].attrs = std::move(attrs); }
 
   // Keeps only the nodes that `outputs` depend on, renumbered densely in the original order.
   // Returns the new graph and rewrites `outputs` to the new ids; `old_to_new` (if given)

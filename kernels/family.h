@@ -102,8 +102,13 @@ class Family {
 
   // ---- rewrites before planning (split-K, long reductions)
   virtual bool rewrites(const ir::Graph&, const runtime::Backend&) const { return false; }
-  virtual ir::Graph rewrite(const ir::Graph& g, std::vector<ir::ValueId>&,
-                            const runtime::Backend&) const {
+  // `old_to_new` receives what became of each node of g (ir::rewrite's map).
+  virtual ir::Graph rewrite(const ir::Graph& g, std::vector<ir::ValueId>&, const runtime::Backend&,
+                            std::vector<ir::ValueId>* old_to_new) const {
+    if (old_to_new != nullptr) {
+      old_to_new->resize(static_cast<size_t>(g.size()));
+      for (ir::ValueId i = 0; i < g.size(); ++i) (*old_to_new)[i] = i;
+    }
     return g;
   }
   // The switches the rewrite reads besides the graph and the device (a requested split-K): a

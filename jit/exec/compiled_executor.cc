@@ -5,10 +5,15 @@
 #include <chrono>
 #include <cstdio>
 #include <memory>
+#include <numeric>
 #include <optional>
 #include <string>
+#include <type_traits>
+#include <variant>
 
 #include "absl/strings/str_cat.h"
+#include "ir/compare.h"
+#include "ir/rewrite.h"
 #include "jit/codegen/kernel.h"
 #include "jit/compile/compile.h"
 #include "jit/compile/cpu_compile.h"
@@ -170,8 +175,9 @@ std::vector<Outcome> execute_planned(const ir::Graph& g, const std::vector<ir::V
   Plan plan = plan_for(g, outputs, fusion, structure, cache, backend);
   std::vector<std::optional<runtime::Array>> arrays = flush_arrays(g, plan, inputs);
   auto layout = [&](ir::ValueId v) -> const runtime::Array& { return *arrays[v]; };
+  // Before choosing: a winner another stream stores meanwhile makes the next replay check all.
+  const uint64_t epoch = variant_epoch();
   freeze_variants(g, plan, layout, backend, /*tune=*/true);
-  const uint64_t epoch = variant_epoch();  // after tuning: its winners are in the variants
   uint64_t key = frozen_key(structure, g, plan);
   // The CPU compiles sizes and strides into its kernels: its compiled plans are per layout.
   if (backend.kind() == runtime::DeviceKind::Cpu)
@@ -212,31 +218,112 @@ std::vector<Outcome> execute_planned(const ir::Graph& g, const std::vector<ir::V
 
 }  // namespace
 
+namespace {
+
+// Whether a node's attributes hold a value that differs between flushes of one structure.
+bool has_scalars(const ir::Node& n) {
+  return std::visit(
+      [](const auto& a) {
+        bool any = false;
+        std::decay_t<decltype(a)>::fields([&](const char*, auto member, ir::Role role) {
+          using T = std::decay_t<decltype(a.*member)>;
+          any = any || role == ir::Role::Scalar || std::is_same_v<T, ir::Scalar>;
+        });
+        return any;
+      },
+      n.attrs);
+}
+
+// The rewrite of g to keep for its next flush; `map` is what became of g's nodes.
+std::unique_ptr<KeptRewrite> keep_rewrite(const ir::Graph& g, ir::Graph rewritten,
+                                          std::vector<ir::ValueId> outputs,
+                                          const std::vector<ir::ValueId>& map) {
+  auto kept = std::make_unique<KeptRewrite>();
+  kept->graph = std::move(rewritten);
+  kept->outputs = std::move(outputs);
+  std::vector<char> frozen(g.size(), 0);
+  for (ir::ValueId i = 0; i < g.size(); ++i) {
+    if (map[i] >= 0) continue;
+    frozen[i] = 1;
+    // A rule that replaced or absorbed a node may have read its operands' scalars (the scale
+    // constant of a matched attention chain, an input of the chain's dropped interior).
+    for (ir::ValueId in : g.node(i).inputs) frozen[in] = 1;
+  }
+  for (ir::ValueId i = 0; i < g.size(); ++i) {
+    if (!has_scalars(g.node(i))) continue;
+    if (frozen[i]) kept->frozen.emplace_back(i, g.node(i));
+    if (map[i] >= 0) kept->patches.emplace_back(i, map[i]);
+  }
+  return kept;
+}
+
+// Whether the kept rewrite serves g (the graph of its flush, node for node, but for scalars):
+// then it carries g's scalars.
+bool reuse_rewrite(const ir::Graph& g, KeptRewrite& kept, bool same_scalars) {
+  if (same_scalars) return true;
+  for (const auto& [orig, node] : kept.frozen) {
+    if (ir::match_nodes(g.node(orig), node) != ir::NodeMatch::Same) return false;
+  }
+  for (const auto& [orig, copy] : kept.patches) kept.graph.set_attrs(copy, g.node(orig).attrs);
+  return true;
+}
+
+}  // namespace
+
 // Rewrites before planning, each family's in registry order (split-K matmuls, then long
 // reductions split in two). Both are functions of the graph and the settings, so a memo of the
-// original graph's flush serves the rewritten one when the settings are the same.
+// original graph's flush serves the rewritten one when the settings are the same; a flush that
+// repeats the last one takes the last rewrite with its own scalars.
 std::vector<Outcome> execute_compiled(const ir::Graph& g, const std::vector<ir::ValueId>& outputs,
                                       std::span<const runtime::Array> inputs,
                                       runtime::Backend& backend, ReplayMemo* memo) {
   const auto t_rewrite = Clock::now();
-  std::optional<ir::Graph> rewritten;
-  std::vector<ir::ValueId> rewritten_outputs = outputs;
   uint64_t settings = 0;
-  for (const Family* f : families(backend)) {
-    settings = settings * 1000003u + f->rewrite_settings();
-    const ir::Graph& current = rewritten ? *rewritten : g;
-    if (f->rewrites(current, backend)) rewritten = f->rewrite(current, rewritten_outputs, backend);
-  }
+  for (const Family* f : families(backend)) settings = settings * 1000003u + f->rewrite_settings();
   // A memo made under other rewrite switches holds the plan of another rewritten graph.
   if (memo != nullptr && memo->state && memo->state->rewrite_settings != settings) memo->forget();
+  std::unique_ptr<KeptRewrite> kept;
+  if (memo != nullptr && memo->same_graph && memo->state && memo->state->rewrite) {
+    if (reuse_rewrite(g, *memo->state->rewrite, memo->same_scalars)) {
+      kept = std::move(memo->state->rewrite);
+    } else {
+      memo->forget();  // a scalar a rule read changed: the rewrite, and so the plan, may differ
+    }
+  }
+  std::optional<ir::Graph> rewritten;
+  std::vector<ir::ValueId> rewritten_outputs = outputs;
+  std::vector<ir::ValueId> map(static_cast<size_t>(g.size()));
+  if (!kept) {
+    std::iota(map.begin(), map.end(), 0);
+    std::vector<ir::ValueId> step;
+    for (const Family* f : families(backend)) {
+      const ir::Graph& current = rewritten ? *rewritten : g;
+      if (!f->rewrites(current, backend)) continue;
+      rewritten = f->rewrite(current, rewritten_outputs, backend, &step);
+      ir::compose_old_to_new(map, step);
+    }
+  }
+  // The last flush's plan is of the last rewritten graph: a fresh rewrite of the same recorded
+  // graph (the last flush was not rewritten, or its rewrite not kept) may be another graph.
+  if (memo != nullptr && !kept && rewritten) memo->same_graph = false;
   if (log_stages()) {
-    std::fprintf(stderr, "ember stages: rewrites (%d -> %d nodes) in %.3f ms\n", g.size(),
-                 rewritten ? rewritten->size() : g.size(), ms_since(t_rewrite));
+    std::fprintf(stderr, "ember stages: rewrites (%d -> %d nodes, %s) in %.3f ms\n", g.size(),
+                 kept        ? kept->graph.size()
+                 : rewritten ? rewritten->size()
+                             : g.size(),
+                 kept ? "kept" : "made", ms_since(t_rewrite));
   }
   std::vector<Outcome> out =
-      rewritten ? execute_planned(*rewritten, rewritten_outputs, inputs, backend, memo)
-                : execute_planned(g, outputs, inputs, backend, memo);
-  if (memo != nullptr && memo->state) memo->state->rewrite_settings = settings;
+      kept        ? execute_planned(kept->graph, kept->outputs, inputs, backend, memo)
+      : rewritten ? execute_planned(*rewritten, rewritten_outputs, inputs, backend, memo)
+                  : execute_planned(g, outputs, inputs, backend, memo);
+  if (memo != nullptr && memo->state) {
+    memo->state->rewrite_settings = settings;
+    if (!kept && rewritten) {
+      kept = keep_rewrite(g, std::move(*rewritten), std::move(rewritten_outputs), map);
+    }
+    memo->state->rewrite = std::move(kept);
+  }
   return out;
 }
 

@@ -213,7 +213,8 @@ class AttentionFamily final : public AnchoredFamily {
     return false;
   }
   ir::Graph rewrite(const ir::Graph& g, std::vector<ValueId>& outputs,
-                    const runtime::Backend& backend) const override {
+                    const runtime::Backend& backend,
+                    std::vector<ValueId>* old_to_new) const override {
     const std::vector<int> uses = use_counts(g, outputs);
     std::vector<std::optional<AttentionMatch>> matches(g.size());
     std::vector<char> interior(g.size(), 0), claimed(g.size(), 0);
@@ -239,6 +240,7 @@ class AttentionFamily final : public AnchoredFamily {
     ir::Graph out;
     ir::Builder b(out);
     std::vector<ValueId> remap(g.size(), -1);
+    std::vector<char> replaced(g.size(), 0);
     ir::ValueIds args;
     for (ValueId i = 0; i < g.size(); ++i) {
       const ir::Node& n = g.node(i);
@@ -253,8 +255,10 @@ class AttentionFamily final : public AnchoredFamily {
       if (matches[i]) {
         const AttentionMatch& m = *matches[i];
         remap[i] = b.attention(remap[m.q], remap[m.k], remap[m.v], {m.scale, false});
+        replaced[i] = 1;
       } else if (n.op == ir::OpKind::Attention && !fused_attention(g, n, backend)) {
         remap[i] = composite(b, args, n.get<ir::AttentionAttrs>());
+        replaced[i] = 1;
       } else {
         remap[i] = b.replay(n, args);
         continue;
@@ -262,6 +266,12 @@ class AttentionFamily final : public AnchoredFamily {
       for (ValueId v = first; v < out.size(); ++v) out.set_label(v, n.label);
     }
     for (ValueId& o : outputs) o = remap[o];
+    if (old_to_new != nullptr) {  // a chain's interior is dropped (-1), its matmul replaced
+      old_to_new->assign(remap.begin(), remap.end());
+      for (ValueId i = 0; i < g.size(); ++i) {
+        if (replaced[i]) (*old_to_new)[i] = ir::kReplacedNode;
+      }
+    }
     return out;
   }
   uint64_t rewrite_settings() const override { return fused_attention_enabled() ? 1 : 0; }

@@ -34,8 +34,9 @@ class MatmulFamily final : public AnchoredFamily {
     return has_split_k(g, backend);
   }
   ir::Graph rewrite(const ir::Graph& g, std::vector<ValueId>& outputs,
-                    const runtime::Backend& backend) const override {
-    return split_k_matmuls(g, outputs, backend);
+                    const runtime::Backend& backend,
+                    std::vector<ValueId>* old_to_new) const override {
+    return split_k_matmuls(g, outputs, backend, old_to_new);
   }
   // Split-K applies to f32 matmuls that do not run on tensor cores: the parts asked for and
   // whether TF32 puts f32 matmuls on tensor cores.

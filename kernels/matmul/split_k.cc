@@ -66,7 +66,7 @@ bool has_split_k(const ir::Graph& g, const runtime::Backend& backend) {
 }
 
 ir::Graph split_k_matmuls(const ir::Graph& g, std::vector<ir::ValueId>& outputs,
-                          const runtime::Backend& backend) {
+                          const runtime::Backend& backend, std::vector<ir::ValueId>* old_to_new) {
   return ir::rewrite(
       g, outputs,
       [&](ir::Builder& b, const ir::Node& n, ir::ValueId id, const ir::ValueIds& args,
@@ -94,7 +94,8 @@ ir::Graph split_k_matmuls(const ir::Graph& g, std::vector<ir::ValueId>& outputs,
         ir::ValueId sum = b.reduce(ir::ReduceFn::Sum, partial, r - 2);  // [.., 1, M, N]
         if (half) sum = b.cast(sum, n.type.dtype);
         return b.reshape(sum, n.type.shape);
-      });
+      },
+      old_to_new);
 }
 
 }  // namespace ember::jit

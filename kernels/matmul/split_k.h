@@ -27,8 +27,10 @@ bool auto_split_k();
 // Whether any matmul of `g` would be split.
 bool has_split_k(const ir::Graph& g, const runtime::Backend& backend);
 
-// `g` with those matmuls split; `outputs` is rewritten to the new ids.
+// `g` with those matmuls split; `outputs` is rewritten to the new ids (`old_to_new`: as
+// ir::rewrite's).
 ir::Graph split_k_matmuls(const ir::Graph& g, std::vector<ir::ValueId>& outputs,
-                          const runtime::Backend& backend);
+                          const runtime::Backend& backend,
+                          std::vector<ir::ValueId>* old_to_new = nullptr);
 
 }  // namespace ember::jit

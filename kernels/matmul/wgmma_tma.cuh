@@ -59,6 +59,9 @@ __device__ __forceinline__ void wgmma_tma_tile(const TensorMap* ta, const Tensor
     }
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
+  // The previous tile's staged epilogue used this shared memory through ordinary loads and
+  // stores; the copies below write it through the async proxy.
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
   __syncthreads();
   if (threadIdx.x >= CONSUMERS) {
     if (threadIdx.x == CONSUMERS) {

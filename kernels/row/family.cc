@@ -328,8 +328,9 @@ class RowFamily final : public Family {
     return has_long_reductions(g, splits_columns(backend));
   }
   ir::Graph rewrite(const ir::Graph& g, std::vector<ValueId>& outputs,
-                    const runtime::Backend& backend) const override {
-    return split_long_reductions(g, outputs, splits_columns(backend));
+                    const runtime::Backend& backend,
+                    std::vector<ValueId>* old_to_new) const override {
+    return split_long_reductions(g, outputs, splits_columns(backend), old_to_new);
   }
   uint64_t rewrite_settings() const override { return thread_rows_allowed() ? 1 : 0; }
   // Column sums are split where thread-per-row kernels run their first pass (the GPU

@@ -61,8 +61,8 @@ bool has_long_reductions(const ir::Graph& g, bool columns) {
   return false;
 }
 
-ir::Graph split_long_reductions(const ir::Graph& g, std::vector<ir::ValueId>& outputs,
-                                bool columns) {
+ir::Graph split_long_reductions(const ir::Graph& g, std::vector<ir::ValueId>& outputs, bool columns,
+                                std::vector<ir::ValueId>* old_to_new) {
   return ir::rewrite(
       g, outputs,
       [&](ir::Builder& b, const ir::Node& n, ir::ValueId, const ir::ValueIds& args,
@@ -81,7 +81,8 @@ ir::Graph split_long_reductions(const ir::Graph& g, std::vector<ir::ValueId>& ou
         ir::ValueId partials = b.reshape(partial, Shape(dims));
         ir::ValueId out = b.reduce(a.fn, partials, a.axis);  // n's own shape: no copy after it
         return s.widen ? b.cast(out, n.type.dtype) : out;
-      });
+      },
+      old_to_new);
 }
 
 }  // namespace ember::jit

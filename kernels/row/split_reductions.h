@@ -16,8 +16,9 @@ namespace ember::jit {
 // the thread-per-row kernels run them).
 bool has_long_reductions(const ir::Graph& g, bool columns);
 
-// `g` with its long reductions split; `outputs` is rewritten to the new ids.
-ir::Graph split_long_reductions(const ir::Graph& g, std::vector<ir::ValueId>& outputs,
-                                bool columns);
+// `g` with its long reductions split; `outputs` is rewritten to the new ids (`old_to_new`: as
+// ir::rewrite's).
+ir::Graph split_long_reductions(const ir::Graph& g, std::vector<ir::ValueId>& outputs, bool columns,
+                                std::vector<ir::ValueId>* old_to_new = nullptr);
 
 }  // namespace ember::jit

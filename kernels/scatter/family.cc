@@ -208,16 +208,16 @@ class ScatterFamily final : public AnchoredFamily {
   }
   // The index's expand, read by nothing else once the sorted scatter reads its unexpanded
   // form, is dropped by ir::rewrite (an unfused plan would store it).
-  ir::Graph rewrite(const ir::Graph& g, std::vector<ValueId>& outputs,
-                    const runtime::Backend&) const override {
-    return ir::rewrite(g, outputs,
-                       [&](ir::Builder& b, const ir::Node& n, ValueId, const ir::ValueIds&,
-                           const std::vector<ValueId>& remap) -> std::optional<ValueId> {
-                         if (n.op != ir::OpKind::ScatterAdd || !sorting_pays(g, n)) {
-                           return std::nullopt;
-                         }
-                         return sorted_scatter(b, g, n, remap);
-                       });
+  ir::Graph rewrite(const ir::Graph& g, std::vector<ValueId>& outputs, const runtime::Backend&,
+                    std::vector<ValueId>* old_to_new) const override {
+    return ir::rewrite(
+        g, outputs,
+        [&](ir::Builder& b, const ir::Node& n, ValueId, const ir::ValueIds&,
+            const std::vector<ValueId>& remap) -> std::optional<ValueId> {
+          if (n.op != ir::OpKind::ScatterAdd || !sorting_pays(g, n)) return std::nullopt;
+          return sorted_scatter(b, g, n, remap);
+        },
+        old_to_new);
   }
 
   KernelGeometry lower(const ir::Graph& g, const Plan& plan, int kernel, const Emitter::LayoutFn&,

@@ -42,5 +42,45 @@ TEST(Rewrite, NothingReplacedCopiesTheGraph) {
   EXPECT_EQ(outputs[0], 2);
 }
 
+// What became of each old node: copies keep their new id (after pruning), replaced nodes are
+// marked, the dropped expand is -1; composing maps follows a second rewrite.
+TEST(Rewrite, OldToNewNamesCopiesReplacementsAndDrops) {
+  Graph g;
+  Builder b(g);
+  ValueId x = b.input(0, {DType::F32, {4, 1}});
+  ValueId wide = b.expand(x, {4, 3});
+  ValueId y = b.unary(UnaryFn::Neg, wide);
+  ValueId z = b.unary(UnaryFn::Exp, y);
+  std::vector<ValueId> outputs{z};
+  std::vector<ValueId> map;
+  Graph out = rewrite(
+      g, outputs,
+      [&](Builder& nb, const Node& n, ValueId id, const ValueIds&,
+          const std::vector<ValueId>& remap) -> std::optional<ValueId> {
+        if (id != y) return std::nullopt;
+        return nb.expand(nb.unary(UnaryFn::Neg, remap[x]), {4, 3});
+      },
+      &map);
+  ASSERT_EQ(map.size(), 4u);
+  EXPECT_EQ(map[x], 0);
+  EXPECT_EQ(map[wide], -1) << "dropped: nothing reads it";
+  EXPECT_EQ(map[y], kReplacedNode);
+  ASSERT_GE(map[z], 0);
+  EXPECT_EQ(out.node(map[z]).op, OpKind::Unary);
+  EXPECT_EQ(map[z], outputs[0]);
+  // A second rewrite that copies everything: the composed map still finds z's copy.
+  std::vector<ValueId> step, outputs2 = outputs;
+  Graph again = rewrite(
+      out, outputs2,
+      [](Builder&, const Node&, ValueId, const ValueIds&, const std::vector<ValueId>&) {
+        return std::optional<ValueId>();
+      },
+      &step);
+  compose_old_to_new(map, step);
+  EXPECT_EQ(map[z], outputs2[0]);
+  EXPECT_EQ(map[y], kReplacedNode);
+  EXPECT_EQ(again.size(), out.size());
+}
+
 }  // namespace
 }  // namespace ember::ir

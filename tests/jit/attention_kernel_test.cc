@@ -188,5 +188,26 @@ TEST(AttentionKernel, HandWrittenMatchesTheCpuAndIsOneKernelOnCuda) {
   std::cout << "hand-written attention on " << dev.to_string() << ": " << kernels << " kernel\n";
 }
 
+// Hand-written attention whose scale changes from one step to the next, the step otherwise the
+// same graph: the matched kernel bakes the scale in, so a rewrite kept from the step before
+// must not be reused with the old scale (each step against the CPU).
+TEST(AttentionKernel, HandWrittenScaleChangesBetweenRepeatedSteps) {
+  EMBER_REQUIRE_GPU_DEVICE();
+  Device dev = testing::gpu_device();
+  auto step = [](const Device& d, double scale) -> std::vector<RawTensor> {
+    std::vector<Tensor<4>> t;
+    for (uint32_t seed : {21u, 22u, 23u}) {
+      t.push_back(
+          Tensor<4>::from_data(testing::host_uniform({1, 2, 130, 64}, seed), d).cast(DType::BF16));
+    }
+    auto scores = t[0].matmul(t[1].swap_dims(2, 3)).cast(DType::F32) * scale;
+    return {activation::softmax(scores, 3).cast(DType::BF16).matmul(t[2]).cast(DType::F32).raw()};
+  };
+  for (double scale : {0.125, 0.125, 0.125, 1.5, 1.5, 0.03125}) {
+    SCOPED_TRACE(scale);
+    testing::expect_same([&](const Device& d) { return step(d, scale); }, dev, 2e-2, 2e-2);
+  }
+}
+
 }  // namespace
 }  // namespace ember

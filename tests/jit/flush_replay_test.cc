@@ -136,5 +136,24 @@ TEST(FlushReplay, ForcedVariantSetBetweenReplaysIsUsed) {
   unsetenv("EMBER_POINTWISE");
 }
 
+// A graph the families rewrite (a long column sum, split in two passes on GPU targets) keeps
+// its rewrite for the next flush of the same step, which carries its own scalars into it: each
+// step's scale and offset must reach the sums (a stale scalar in the kept rewrite fails here).
+TEST(FlushReplay, KeptRewriteTakesEachStepsScalars) {
+  EMBER_REQUIRE_GPU_DEVICE();
+  Device dev = testing::gpu_device();
+  auto step = [](const Device& d, double a, double b) -> std::vector<RawTensor> {
+    auto x = Tensor<2>::from_data(testing::host_uniform({4096, 64}, 13), d);
+    auto filled = Tensor<2>::full({4096, 64}, b, d);
+    return {(x * a + filled).sum_dim(0).raw()};
+  };
+  for (int i = 0; i < 2; ++i) step(dev, 1.0, 0.0)[0].to_data();
+  int64_t before = replays(dev);
+  for (auto [a, b] : {std::pair{1.5, 0.25}, {1.5, 0.25}, {-0.5, 2.0}, {3.0, -1.0}}) {
+    testing::expect_same([&](const Device& d) { return step(d, a, b); }, dev, 1e-4, 1e-4);
+  }
+  EXPECT_EQ(replays(dev) - before, 4);
+}
+
 }  // namespace
 }  // namespace ember
