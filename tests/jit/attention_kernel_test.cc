@@ -190,7 +190,10 @@ TEST(AttentionKernel, HandWrittenMatchesTheCpuAndIsOneKernelOnCuda) {
 
 // Hand-written attention whose scale changes from one step to the next, the step otherwise the
 // same graph: the matched kernel bakes the scale in, so a rewrite kept from the step before
-// must not be reused with the old scale (each step against the CPU).
+// must not be reused with the old scale (each step against the CPU). Scales stay at most 0.5:
+// the fused kernel keeps the scores in f32 where the program rounds them to bf16, and at 1.5
+// that rounding alone moves outputs by 0.032 (PyTorch, these sizes), past the tolerance; a
+// stale scale (0.125 for 0.5) moves them by 0.5.
 TEST(AttentionKernel, HandWrittenScaleChangesBetweenRepeatedSteps) {
   EMBER_REQUIRE_GPU_DEVICE();
   Device dev = testing::gpu_device();
@@ -203,7 +206,7 @@ TEST(AttentionKernel, HandWrittenScaleChangesBetweenRepeatedSteps) {
     auto scores = t[0].matmul(t[1].swap_dims(2, 3)).cast(DType::F32) * scale;
     return {activation::softmax(scores, 3).cast(DType::BF16).matmul(t[2]).cast(DType::F32).raw()};
   };
-  for (double scale : {0.125, 0.125, 0.125, 1.5, 1.5, 0.03125}) {
+  for (double scale : {0.125, 0.125, 0.125, 0.5, 0.5, 0.03125}) {
     SCOPED_TRACE(scale);
     testing::expect_same([&](const Device& d) { return step(d, scale); }, dev, 2e-2, 2e-2);
   }
