@@ -16,3 +16,11 @@ bench() {
     grep -E "^BM_|rror" | grep -v "_mean\|_stddev\|_cv" | head -8
   echo "  ($1: $((SECONDS - start)) s whole process)"
 }
+
+# cuda_tests FILTER TIMEOUT: the jit suite's tests matching FILTER on cuda:0 (CUDA-only tests
+# required, not skipped), failures and the summary lines.
+cuda_tests() {
+  EMBER_REQUIRE_CUDA=1 EMBER_TEST_DEVICE=cuda:0 EMBER_CACHE_DIR=/tmp/et timeout "$2" $bin/jit_tests \
+    --gtest_brief=1 --gtest_filter="$1" 2>&1 |
+    grep -E "FAILED|PASSED|tests ran|Failure|rror" | head -20
+}

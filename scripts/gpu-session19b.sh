@@ -5,9 +5,7 @@
 # gpt_small_train_step from an empty cache and warm, its kernels one by one, and attention's
 # forward+backward.
 source scripts/gpu-bench-lib.sh
-EMBER_REQUIRE_CUDA=1 EMBER_TEST_DEVICE=cuda:0 EMBER_CACHE_DIR=/tmp/et timeout 200 $bin/jit_tests \
-  --gtest_brief=1 --gtest_filter='MatmulMma*:AttentionKernel*:ScatterSorted*:FuzzTrain.*' 2>&1 |
-  grep -E "FAILED|PASSED|tests ran|Failure|error" | head -20
+cuda_tests 'MatmulMma*:AttentionKernel*:ScatterSorted*:FuzzTrain.*' 200
 export EMBER_BENCH_GPU=1 EMBER_DEVICE=cuda EMBER_CACHE_DIR=/tmp/ember-s19
 bench 'BM_gpt_small_train_step/fused:1' 200 --benchmark_min_time=0.1
 bench 'BM_gpt_small_train_step/fused:1' 100 --benchmark_min_time=0.1 --benchmark_repetitions=3

@@ -6,10 +6,7 @@
 # and device time, what the warm-up compiled), its kernels one by one, and PyTorch's eager and
 # torch.compile figures for it in the same call.
 source scripts/gpu-bench-lib.sh
-EMBER_REQUIRE_CUDA=1 EMBER_TEST_DEVICE=cuda:0 EMBER_CACHE_DIR=/tmp/et timeout 200 $bin/jit_tests \
-  --gtest_brief=1 \
-  --gtest_filter='MatmulMma*:AttentionKernel*:ScatterSorted*:SplitReductions*:ThreadRows*:FuzzTrain.*' \
-  2>&1 | grep -E "FAILED|PASSED|tests ran|Failure|rror|kernel" | head -20
+cuda_tests 'MatmulMma*:AttentionKernel*:ScatterSorted*:SplitReductions*:ThreadRows*:FuzzTrain.*' 200
 export EMBER_BENCH_GPU=1 EMBER_DEVICE=cuda EMBER_CACHE_DIR=/tmp/ember-s19c
 bench 'BM_gpt_small_train_step/fused:1' 240 --benchmark_min_time=0.1
 bench 'BM_gpt_small_train_step/fused:1' 100 --benchmark_min_time=0.1 --benchmark_repetitions=3

@@ -5,10 +5,7 @@
 # time), one step's flush log and kernels; attention forward+backward; PyTorch's figures for
 # both in the same call.
 source scripts/gpu-bench-lib.sh
-EMBER_REQUIRE_CUDA=1 EMBER_TEST_DEVICE=cuda:0 EMBER_CACHE_DIR=/tmp/et timeout 240 $bin/jit_tests \
-  --gtest_brief=1 \
-  --gtest_filter='*MatmulMma*:AttentionKernel*:ScatterSorted*:SplitReductions*:ThreadRows*:FuzzTrain.*:Fuzz.*:SplitK*' \
-  2>&1 | grep -E "FAILED|PASSED|tests ran|Failure|rror|kernel" | head -20
+cuda_tests '*MatmulMma*:AttentionKernel*:ScatterSorted*:SplitReductions*:ThreadRows*:FuzzTrain.*:Fuzz.*:SplitK*' 240
 export EMBER_BENCH_GPU=1 EMBER_DEVICE=cuda EMBER_CACHE_DIR=/tmp/ember-s19d
 bench 'BM_gpt_small_train_step/fused:1' 200 --benchmark_min_time=0.1
 for round in 1 2; do

@@ -3,10 +3,7 @@
 # suites after the review mends, then the lstm workload from an empty cache (issue 21: never
 # finished within 120 s before) and PyTorch's cuDNN LSTM in the same call.
 source scripts/gpu-bench-lib.sh
-EMBER_REQUIRE_CUDA=1 EMBER_TEST_DEVICE=cuda:0 EMBER_CACHE_DIR=/tmp/et timeout 200 $bin/jit_tests \
-  --gtest_brief=1 \
-  --gtest_filter='*MatmulMma*:AttentionKernel*:ScatterSorted*:SplitReductions*:FuzzTrain.*:BufferReuse*' \
-  2>&1 | grep -E "FAILED|PASSED|tests ran|Failure|rror" | head -20
+cuda_tests '*MatmulMma*:AttentionKernel*:ScatterSorted*:SplitReductions*:FuzzTrain.*:BufferReuse*' 200
 export EMBER_BENCH_GPU=1 EMBER_DEVICE=cuda EMBER_CACHE_DIR=/tmp/ember-s19e
 start=$SECONDS
 EMBER_LOG=flush timeout 280 $bin/ember_bench --benchmark_filter='BM_lstm/fused:1' \

@@ -4,10 +4,7 @@
 # with EMBER_LOG=flush,graphs (where the host time of a replayed step goes), warm repetitions,
 # and PyTorch's figures in the same call.
 source scripts/gpu-bench-lib.sh
-EMBER_REQUIRE_CUDA=1 EMBER_TEST_DEVICE=cuda:0 EMBER_CACHE_DIR=/tmp/et timeout 150 $bin/jit_tests \
-  --gtest_brief=1 \
-  --gtest_filter='GraphReplay*:*MatmulMma*:AttentionKernel*:ScatterSorted*:SplitReductions*:BufferReuse*' \
-  2>&1 | grep -E "FAILED|PASSED|tests ran|Failure|rror" | head -20
+cuda_tests 'GraphReplay*:*MatmulMma*:AttentionKernel*:ScatterSorted*:SplitReductions*:BufferReuse*' 150
 export EMBER_BENCH_GPU=1 EMBER_DEVICE=cuda EMBER_CACHE_DIR=/tmp/ember-s20
 start=$SECONDS
 EMBER_LOG=flush,graphs timeout 240 $bin/ember_bench --benchmark_filter='BM_gpt_small_train_step/fused:1' \

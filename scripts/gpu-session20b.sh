@@ -4,8 +4,7 @@
 # its warm figure, then one step with every launch timed (EMBER_LOG=kernels, summed by
 # scripts/kernel_summary.py) and PyTorch's per-kernel table for torch.compile's step.
 source scripts/gpu-bench-lib.sh
-EMBER_REQUIRE_CUDA=1 EMBER_TEST_DEVICE=cuda:0 EMBER_CACHE_DIR=/tmp/et timeout 60 $bin/jit_tests \
-  --gtest_brief=1 --gtest_filter='FlushReplay*:GraphReplay*' 2>&1 | grep -E "FAILED|PASSED|Failure" | head
+cuda_tests 'FlushReplay*:GraphReplay*' 60
 export EMBER_BENCH_GPU=1 EMBER_DEVICE=cuda EMBER_CACHE_DIR=/tmp/ember-s20
 start=$SECONDS
 EMBER_LOG=flush timeout 240 $bin/ember_bench --benchmark_filter='BM_gpt_small_train_step/fused:1' \

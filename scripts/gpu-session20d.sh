@@ -4,9 +4,7 @@
 # tuned from its own empty cache, cuBLAS's figures, and gpt_small_train_step from an empty cache
 # with EMBER_LOG=flush (the host stages after the replay check was made cheap).
 source scripts/gpu-bench-lib.sh
-EMBER_REQUIRE_CUDA=1 EMBER_TEST_DEVICE=cuda:0 EMBER_CACHE_DIR=/tmp/et timeout 200 $bin/jit_tests \
-  --gtest_brief=1 --gtest_filter='*MatmulMma*:FlushReplay*:GraphReplay*:SplitK*:CudaCompile*:Fuzz.*' \
-  2>&1 | grep -E "FAILED|PASSED|Failure|tests ran" | head -20
+cuda_tests '*MatmulMma*:FlushReplay*:GraphReplay*:SplitK*:CudaCompile*:Fuzz.*' 200
 export EMBER_BENCH_GPU=1 EMBER_DEVICE=cuda
 for staged in 1 0; do
   echo "== staged epilogue $staged"

@@ -4,10 +4,7 @@
 # gpt_small_train_step from an empty cache (EMBER_LOG=flush: the host stages) and warm, with
 # PyTorch's eager and torch.compile figures in the same call.
 source scripts/gpu-bench-lib.sh
-EMBER_REQUIRE_CUDA=1 EMBER_TEST_DEVICE=cuda:0 EMBER_CACHE_DIR=/tmp/et timeout 110 $bin/jit_tests \
-  --gtest_brief=1 \
-  --gtest_filter='*MatmulMma*:FlushReplay*:GraphReplay*:SplitK*:AttentionKernel*:ScatterSorted*:SplitReductions*' \
-  2>&1 | grep -E "FAILED|PASSED|Failure|tests ran" | head -20
+cuda_tests '*MatmulMma*:FlushReplay*:GraphReplay*:SplitK*:AttentionKernel*:ScatterSorted*:SplitReductions*' 110
 export EMBER_BENCH_GPU=1 EMBER_DEVICE=cuda
 start=$SECONDS
 EMBER_LOG=flush EMBER_CACHE_DIR=/tmp/ember-s20e timeout 200 $bin/ember_bench \
