@@ -294,6 +294,7 @@ class Rules {
     std::vector<int64_t> before = none, after = none;
     before[d] = start;
     after[d] = size - start - shape(g)[d];
+    if (before[d] == 0 && after[d] == 0) return g;  // the slice kept this dim whole
     return b_.pad(g, before, after, Scalar::from_double(0));
   }
 

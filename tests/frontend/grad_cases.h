@@ -333,6 +333,15 @@ inline void add_shape(std::vector<GradCase>& c) {
     return x.flip({0, 2});
   }));
   c.push_back(case1<2>("narrow", spread({3, 4}, 145), [](T2 x) { return x.narrow(1, 1, 2); }));
+  // q, k and v cut from one tensor side by side (their gradients joined by a concatenation),
+  // and two slices with a gap between them (a sum of pads).
+  c.push_back(case1<2>("narrows_side_by_side", spread({3, 6}, 144), [](T2 x) {
+    T2 q = x.narrow(1, 0, 2), k = x.narrow(1, 2, 2), v = x.narrow(1, 4, 2);
+    return q * k + v.exp();
+  }));
+  c.push_back(case1<2>("narrows_with_a_gap", spread({3, 7}, 143), [](T2 x) {
+    return x.narrow(1, 1, 2) * x.narrow(1, 4, 2) + x.narrow(1, 2, 2);
+  }));
   c.push_back(case1<2>("slice", spread({3, 4}, 146), [](T2 x) {
     return x.slice({Range(1, 3), Range(0, 3)});
   }));

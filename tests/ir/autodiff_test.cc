@@ -102,6 +102,49 @@ TEST_F(ReverseMode, SeveralUsesAreSummedWithAnAdd) {
   EXPECT_TRUE(through_cos) << print_graph(g);
 }
 
+// Slices side by side along one axis (q, k and v cut from one packed projection): their
+// gradients come back as one concatenation in slice order, not a sum of zero pads. A gap
+// between slices keeps its zeros as one pad around the joined part.
+TEST_F(ReverseMode, AdjacentSlicesGradientsAreConcatenated) {
+  ValueId x = in(f32({2, 9, 4}));
+  auto narrow = [&](int64_t start, int64_t count) {
+    return b.slice(x, {0, start, 0}, {2, count, 4}, {1, 1, 1});
+  };
+  ValueId q = narrow(0, 3), k = narrow(3, 3), v = narrow(6, 3);
+  ValueId y = b.binary(BinaryFn::Add, b.binary(BinaryFn::Mul, q, k), b.unary(UnaryFn::Exp, v));
+  std::vector<ValueId> grads = reverse_mode(g, y, seed_for(y), {x});
+  const Node& joined = node(grads[0]);
+  ASSERT_EQ(joined.op, OpKind::Concat) << print_graph(g);
+  EXPECT_EQ(joined.get<AxisAttrs>().axis, 1);
+  ASSERT_EQ(joined.inputs.size(), 3u) << print_graph(g);
+  // In slice order: q's gradient is seed * k, k's seed * q, v's seed * exp(v).
+  const Node& dq = node(joined.inputs[0]);
+  ASSERT_EQ(dq.op, OpKind::Binary);
+  EXPECT_TRUE(dq.inputs[0] == k || dq.inputs[1] == k) << print_graph(g);
+  const Node& dv = node(joined.inputs[2]);
+  ASSERT_EQ(dv.op, OpKind::Binary);
+  EXPECT_EQ(node(dv.inputs[1]).op, OpKind::Unary) << print_graph(g);
+  EXPECT_EQ(g.type(grads[0]), g.type(x));
+
+  // Two slices with a gap between them: a sum (they are not side by side).
+  ValueId z = in(f32({6}));
+  ValueId lo = b.slice(z, {0}, {2}, {1}), hi = b.slice(z, {4}, {2}, {1});
+  ValueId w = b.binary(BinaryFn::Mul, lo, hi);
+  std::vector<ValueId> gz = reverse_mode(g, w, seed_for(w), {z});
+  EXPECT_EQ(node(gz[0]).op, OpKind::Binary) << print_graph(g);
+
+  // Side by side but not from the start: the joined part padded once.
+  ValueId u = in(f32({7}));
+  ValueId a1 = b.slice(u, {2}, {2}, {1}), a2 = b.slice(u, {4}, {2}, {1});
+  ValueId p = b.binary(BinaryFn::Mul, a1, a2);
+  std::vector<ValueId> gu = reverse_mode(g, p, seed_for(p), {u});
+  const Node& padded = node(gu[0]);
+  ASSERT_EQ(padded.op, OpKind::Pad) << print_graph(g);
+  EXPECT_EQ(padded.get<PadAttrs>().before, (std::vector<int64_t>{2}));
+  EXPECT_EQ(padded.get<PadAttrs>().after, (std::vector<int64_t>{1}));
+  EXPECT_EQ(node(padded.inputs[0]).op, OpKind::Concat) << print_graph(g);
+}
+
 TEST_F(ReverseMode, ASquareGetsBothFactorsContributions) {
   ValueId a = in(f32({2}));
   ValueId y = b.binary(BinaryFn::Mul, a, a);
