@@ -162,6 +162,7 @@ class Emitter {
   // A 64-bit runtime counter (RNG seed, offset) as two u32 words: {low, high} expressions.
   std::pair<int, int> scalar_u64_params(ir::ValueId v, const char* field, const std::string& key);
   Index input_index(const Shape& in_shape, Index& out_idx);  // broadcasting
+  Index reshape_index(const Shape& in_shape, Index& out_idx, const std::string& key);
   int random(const ir::Node& n, ir::ValueId v, Index& idx);
   int pad(const ir::Node& n, ir::ValueId v, Index& idx);
   int concat(const ir::Node& n, ir::ValueId v, Index& idx);
