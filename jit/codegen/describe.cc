@@ -37,10 +37,10 @@ std::string immediate(const Expr& e) {
 }  // namespace
 
 std::string describe(const KernelDesc& k) {
-  static const char* kOps[] = {"param",    "paramf",  "paramd",   "parami64",    "const",
-                               "var",      "builtin", "load",     "unary",       "binary",
-                               "select",   "cast",    "random",   "shared_load", "quantize",
-                               "load_vec", "lane",    "make_vec", "array_load",  "fma"};
+  static const char* kOps[] = {
+      "param",    "paramf",   "paramd", "parami64", "const",      "var",    "builtin",
+      "load",     "unary",    "binary", "select",   "cast",       "random", "shared_load",
+      "quantize", "load_vec", "lane",   "make_vec", "array_load", "fma",    "mulhi"};
   static const char* kStmts[] = {"let",         "decl",     "assign",       "store",
                                  "for_grid",    "for_rows", "for_lanes",    "for_seq",
                                  "if",          "end",      "reduce",       "arg_reduce",

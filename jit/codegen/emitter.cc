@@ -102,7 +102,41 @@ int Emitter::un(UnaryFn fn, int a) {
   return expr({XOp::Unary, t, static_cast<int64_t>(fn), 0, {a}});
 }
 
+FixedDivisor fixed_divisor(uint32_t d) {
+  if (d == 0) return {};  // never divided by: a size-0 dim leaves nothing to run
+  uint32_t l = 0;         // ceil(log2 d)
+  while (l < 32 && (uint64_t{1} << l) < d) ++l;
+  FixedDivisor f;
+  f.magic = static_cast<uint32_t>(((uint64_t{1} << 32) * ((uint64_t{1} << l) - d)) / d + 1);
+  f.shift1 = l == 0 ? 0 : 1;
+  f.shift2 = l == 0 ? 0 : l - 1;
+  return f;
+}
+
+// Index arithmetic divides by sizes and strides, parameters fixed at lowering. GPUs have no
+// integer divider: a division by a runtime word costs about 20 instructions, and index-heavy
+// kernels (a concatenation of permuted heads: 10 divisions per element) were bound by it on an
+// H100. The magic words are parameters computed from the divisor at each lowering, so one source
+// still serves every size; the CPU, which compiles fixed parameters in, folds them.
+int Emitter::divide_by_fixed(int n, int d) {
+  if (type_of(n) != CType::Uint || k_.exprs[d].op != XOp::Param || type_of(d) != CType::Uint)
+    return -1;
+  const auto slot = static_cast<size_t>(k_.exprs[d].imm);
+  if (slot >= k_.param_fixed.size() || !k_.param_fixed[slot]) return -1;
+  const FixedDivisor f = fixed_divisor(k_.param_values[slot]);
+  const std::string key = absl::StrCat("div", slot);
+  int magic = param_u(key + ":magic", f.magic);
+  int s1 = param_u(key + ":shift1", f.shift1), s2 = param_u(key + ":shift2", f.shift2);
+  int t = expr({XOp::MulHi, CType::Uint, 0, 0, {n, magic}});
+  int half = bin(BinaryFn::Shr, bin(BinaryFn::Sub, n, t), s1);
+  return bin(BinaryFn::Shr, bin(BinaryFn::Add, t, half), s2);
+}
+
 int Emitter::bin(BinaryFn fn, int a, int b) {
+  if (fn == BinaryFn::Div || fn == BinaryFn::Rem) {
+    int q = divide_by_fixed(a, b);
+    if (q >= 0) return fn == BinaryFn::Div ? q : bin(BinaryFn::Sub, a, bin(BinaryFn::Mul, q, b));
+  }
   bool boolean = ir::is_comparison(fn) || fn == BinaryFn::LogicalAnd || fn == BinaryFn::LogicalOr;
   return expr(
       {XOp::Binary, boolean ? CType::Bool : type_of(a), static_cast<int64_t>(fn), 0, {a, b}});

@@ -92,6 +92,8 @@ class Emitter {
   int var(int id, CType t);
   int un(ir::UnaryFn fn, int a);
   int bin(ir::BinaryFn fn, int a, int b);
+  // n / d by a multiply and shifts where d is a parameter fixed at lowering; -1 otherwise.
+  int divide_by_fixed(int n, int d);
   int select(int c, int a, int b);
   int fma(int a, int b, int c);  // a * b + c, one rounding
   int cast(int a, CType t);

@@ -40,6 +40,7 @@ enum class XOp : uint8_t {
   ArrayLoad,   // imm = array variable; args[0] = element (a compile-time loop index)
   Fma,         // args: a, b, c -> a * b + c with one rounding (Float/Double). Only where asked
                // for: targets never contract a separate multiply and add (see Dialect::let)
+  MulHi,       // args: a, b (Uint) -> the high word of their 64-bit product
 };
 
 enum class Builtin : uint8_t { LocalId, WorkgroupId, NumWorkgroups, WorkgroupSize };
@@ -205,6 +206,14 @@ struct KernelDesc {
   static constexpr int kMaxPushWords = 32;
   bool push_params() const { return num_params <= kMaxPushWords; }
 };
+
+// n / d for a divisor d fixed at lowering, as a multiply and two shifts (Granlund and
+// Montgomery's round-up method, exact for every 32-bit n and d >= 1):
+// t = mulhi(n, magic), q = (t + ((n - t) >> shift1)) >> shift2.
+struct FixedDivisor {
+  uint32_t magic = 0, shift1 = 0, shift2 = 0;
+};
+FixedDivisor fixed_divisor(uint32_t d);
 
 // A readable listing of the description (EMBER_DUMP=plan).
 std::string describe(const KernelDesc& k);

@@ -254,6 +254,8 @@ class Renderer {
         return absl::StrCat("(", arg(e, 0), " ? ", arg(e, 1), " : ", arg(e, 2), ")");
       case XOp::Fma:
         return d_.fma(e.type, arg(e, 0), arg(e, 1), arg(e, 2));
+      case XOp::MulHi:
+        return absl::StrCat("MULHI(", arg(e, 0), ", ", arg(e, 1), ")");
       case XOp::Cast:
         return cast(e);
       case XOp::Random:
