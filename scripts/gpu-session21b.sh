@@ -18,7 +18,7 @@ bench "$gpt" 100 --benchmark_min_time=0.1 --benchmark_repetitions=3 \
   --benchmark_report_aggregates_only=true | cut -c1-250
 EMBER_LOG=kernels timeout 60 $bin/ember_bench --benchmark_filter="$gpt" \
   --benchmark_min_time=0.001 --benchmark_repetitions=1 > "$out/gpt-kernels.txt" 2>&1
-n=$(grep -o "kernels=[0-9]*" "$out/gpt-kernels.txt" | tail -1 | cut -d= -f2)
+n=$(grep -o " kernels=[0-9]*" "$out/gpt-kernels.txt" | tail -1 | cut -d= -f2)
 python3 scripts/kernel_summary.py "$out/gpt-kernels.txt" --kernels "${n:-662}" --top 40 \
   > "$out/gpt-summary.txt"
 head -30 "$out/gpt-summary.txt" | cut -c1-150

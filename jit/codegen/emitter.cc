@@ -1,6 +1,7 @@
 #include "jit/codegen/emitter.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
@@ -119,6 +120,11 @@ FixedDivisor fixed_divisor(uint32_t d) {
 // H100. The magic words are parameters computed from the divisor at each lowering, so one source
 // still serves every size; the CPU, which compiles fixed parameters in, folds them.
 int Emitter::divide_by_fixed(int n, int d) {
+  static const bool enabled = [] {  // EMBER_FIXED_DIVISION=0: the hardware's division (A/B)
+    const char* e = std::getenv("EMBER_FIXED_DIVISION");
+    return e == nullptr || std::string(e) != "0";
+  }();
+  if (!enabled) return -1;
   if (type_of(n) != CType::Uint || k_.exprs[d].op != XOp::Param || type_of(d) != CType::Uint)
     return -1;
   const auto slot = static_cast<size_t>(k_.exprs[d].imm);
