@@ -328,8 +328,12 @@ class Planner {
           // A permute, reshape or broadcast of an expression: the expression is stored in its
           // own order (coalesced) and read through the view, instead of writing the view
           // (a weight gradient's transposed activation, recomputed in the backward pass).
+          // So is a slice of at least a third of its input (q, k or v cut from one packed
+          // projection): the projection is stored once, as its product's epilogue, and read
+          // in place, instead of each slice written out with the bias added again.
           ValueId base = in;
-          while (!plan_.stored[base] && is_layout_view(node(base).op)) base = node(base).inputs[0];
+          while (!plan_.stored[base] && (is_layout_view(node(base).op) || is_large_slice(base)))
+            base = node(base).inputs[0];
           plan_.stored[base] = 1;
         }
         if (!plan_.stored[in] && family.stores_operand(g_, v, in, plan_.stored)) {
@@ -337,6 +341,16 @@ class Planner {
         }
       }
     }
+  }
+
+  // A slice with unit steps keeping at least a third of its input's elements.
+  bool is_large_slice(ValueId v) const {
+    const ir::Node& n = node(v);
+    if (n.op != OpKind::Slice) return false;
+    for (int64_t step : n.get<ir::SliceAttrs>().steps) {
+      if (step != 1) return false;
+    }
+    return 3 * n.type.shape.numel() >= g_.type(n.inputs[0]).shape.numel();
   }
 
   bool cheap_tree(ValueId v) const {

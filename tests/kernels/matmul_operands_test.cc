@@ -118,5 +118,34 @@ TEST(MatmulOperands, TransposedExpressionIsStoredInItsOwnOrder) {
   }
 }
 
+// q, k and v cut from one packed projection with its bias added (nn's self-attention): the
+// biased projection is stored once (its product's epilogue) and each slice read through a view;
+// a small slice of an expression stays the only thing stored (found in gpt_small_train_step:
+// every layer's q, k and v copied out, the bias added again per slice).
+TEST(MatmulOperands, SlicesOfAPackedProjectionAreViewsOfIt) {
+  Fixture f;
+  ValueId x = f.b.input(0, {DType::BF16, {2, 16, 32}});
+  ValueId w = f.b.input(1, {DType::BF16, {32, 96}});
+  ValueId bias = f.b.input(2, {DType::BF16, {1, 96}});
+  ValueId y = f.b.binary(ir::BinaryFn::Add, f.b.matmul(f.b.reshape(x, {32, 32}), w),
+                         f.b.expand(bias, {32, 96}));
+  auto part = [&](int64_t i) {  // [2, 2 heads, 16, 16]
+    ValueId cut = f.b.slice(y, {0, 32 * i}, {32, 32}, {1, 1});
+    return f.b.permute(f.b.reshape(cut, {2, 16, 2, 16}), {0, 2, 1, 3});
+  };
+  ValueId q = part(0), k = part(1), v = part(2);
+  ValueId scores = f.b.matmul(q, f.b.permute(k, {0, 1, 3, 2}));
+  ValueId out = f.b.matmul(scores, v);
+  // A slice of a tenth of an expression: the slice is stored, not the whole expression.
+  ValueId wide = f.b.unary(ir::UnaryFn::Tanh, f.b.input(3, {DType::BF16, {32, 320}}));
+  ValueId narrow = f.b.slice(wide, {0, 0}, {32, 32}, {1, 1});
+  ValueId other = f.b.matmul(narrow, f.b.input(4, {DType::BF16, {32, 8}}));
+  Plan plan = make_plan(f.g, {out, other}, true);
+  EXPECT_TRUE(plan.stored[y]);
+  for (ValueId view : {q, k, v}) EXPECT_FALSE(plan.stored[view]);
+  EXPECT_FALSE(plan.stored[wide]);
+  EXPECT_TRUE(plan.stored[narrow]);
+}
+
 }  // namespace
 }  // namespace ember::jit
