@@ -109,6 +109,12 @@ uint64_t structural_hash(const Graph& g, const std::vector<ValueId>& outputs) {
     h.add(n.type.shape.rank());
     for (int64_t d : n.type.shape.dims) h.add_size(d);
     add_attrs(h, n.attrs);
+    if (n.op == OpKind::Reshape) {  // its index is mapped group by group (jit/codegen/emitter.cc)
+      for (const ReshapeGroup& r : reshape_groups(n.type.shape, g.type(n.inputs[0]).shape)) {
+        h.add(static_cast<int>(r.out.size()));
+        h.add(static_cast<int>(r.in.size()));
+      }
+    }
   }
   h.add<int>(-7);  // separates nodes from outputs
   for (ValueId o : outputs) h.add(o);

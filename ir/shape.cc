@@ -42,4 +42,32 @@ int normalize_dim(int64_t dim, int rank, const char* op) {
   return static_cast<int>(d);
 }
 
+std::vector<ReshapeGroup> reshape_groups(const Shape& out, const Shape& in) {
+  std::vector<ReshapeGroup> groups;
+  if (out.numel() == 0 || in.numel() == 0) return groups;
+  std::vector<int> outs, ins;  // the dims of more than one element
+  for (int d = 0; d < out.rank(); ++d) {
+    if (out[d] != 1) outs.push_back(d);
+  }
+  for (int d = 0; d < in.rank(); ++d) {
+    if (in[d] != 1) ins.push_back(d);
+  }
+  size_t a = 0, b = 0;
+  while (a < outs.size() && b < ins.size()) {
+    ReshapeGroup g{{outs[a++]}, {ins[b++]}};
+    int64_t out_size = out[g.out[0]], in_size = in[g.in[0]];
+    while (out_size != in_size) {  // equal element counts: both sides meet
+      if (out_size < in_size) {
+        g.out.push_back(outs[a]);
+        out_size *= out[outs[a++]];
+      } else {
+        g.in.push_back(ins[b]);
+        in_size *= in[ins[b++]];
+      }
+    }
+    groups.push_back(std::move(g));
+  }
+  return groups;
+}
+
 }  // namespace ember

@@ -62,4 +62,13 @@ struct TensorType {
 // range.
 int normalize_dim(int64_t dim, int rank, const char* op);
 
+// A reshape's dims grouped where their sizes multiply to the same extent on both sides, dims of
+// size 1 left out: per group, its output dims and its input dims. The code generator maps a
+// reshape's index group by group, so the grouping is part of a graph's structure (ir/hash.cc).
+// Empty when either shape has no elements.
+struct ReshapeGroup {
+  std::vector<int> out, in;
+};
+std::vector<ReshapeGroup> reshape_groups(const Shape& out, const Shape& in);
+
 }  // namespace ember

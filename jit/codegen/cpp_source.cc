@@ -302,8 +302,9 @@ class Cpp final : public Dialect {
   std::string grid_prefix(const KernelDesc& k, std::span<const Stmt> loop) const override {
     return index_math(k, loop, /*division=*/false) ? "" : "_Pragma(\"GCC ivdep\") ";
   }
-  // GCC 12 also miscompiles (or fails on) such loops when their index arithmetic divides,
-  // takes remainders of or clamps (selects between) unsigned indices: those stay scalar.
+  // GCC 12 also miscompiles (or fails on) such loops when their index arithmetic divides
+  // (directly or by a multiply-high), takes remainders of or clamps (selects between) unsigned
+  // indices: those stay scalar.
   std::string lanes_prefix(const KernelDesc& k, std::span<const Stmt> loop,
                            const Stmt* after) const override {
     if (after == nullptr || (after->op != SOp::Reduce && after->op != SOp::ArgReduce)) return "";
@@ -355,6 +356,8 @@ class Cpp final : public Dialect {
           auto fn = static_cast<ir::BinaryFn>(e.imm);
           if (fn == ir::BinaryFn::Div || fn == ir::BinaryFn::Rem) return true;
         }
+        // A division by a size, emitted as a multiply-high and shifts (Emitter::divide_by_fixed).
+        if (division && e.op == XOp::MulHi) return true;
       }
       for (int a : e.args) stack.push_back(a);
     }

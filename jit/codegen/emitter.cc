@@ -332,30 +332,12 @@ Index Emitter::reshape_index(const Shape& in_shape, Index& idx, const std::strin
   if (idx.linear >= 0 || in_shape.numel() == 0) {
     return Index{in_shape, {}, linear(idx), idx.vec_base, idx.vec_lane};
   }
-  std::vector<int> outs, ins;  // the dims of more than one element
-  for (int d = 0; d < idx.shape.rank(); ++d) {
-    if (idx.shape[d] != 1) outs.push_back(d);
-  }
-  for (int d = 0; d < in_shape.rank(); ++d) {
-    if (in_shape[d] != 1) ins.push_back(d);
-  }
   Index in{in_shape, std::vector<int>(in_shape.rank(), -1), -1};
   for (int d = 0; d < in_shape.rank(); ++d) {
     if (in_shape[d] == 1) in.dims[d] = const_u(0);
   }
-  size_t a = 0, b = 0;
-  while (a < outs.size() && b < ins.size()) {
-    std::vector<int> group_out{outs[a++]}, group_in{ins[b++]};
-    int64_t out_size = idx.shape[group_out[0]], in_size = in_shape[group_in[0]];
-    while (out_size != in_size) {  // equal element counts: both sides meet
-      if (out_size < in_size) {
-        group_out.push_back(outs[a]);
-        out_size *= idx.shape[outs[a++]];
-      } else {
-        group_in.push_back(ins[b]);
-        in_size *= in_shape[ins[b++]];
-      }
-    }
+  for (const ReshapeGroup& group : reshape_groups(idx.shape, in_shape)) {
+    const std::vector<int>&group_out = group.out, &group_in = group.in;
     // The coordinate within the group, row-major over its output dims.
     int c = -1;
     int64_t stride = 1;

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
 #include <set>
 #include <string>
@@ -143,6 +144,34 @@ TEST_F(ReverseMode, AdjacentSlicesGradientsAreConcatenated) {
   EXPECT_EQ(padded.get<PadAttrs>().before, (std::vector<int64_t>{2}));
   EXPECT_EQ(padded.get<PadAttrs>().after, (std::vector<int64_t>{1}));
   EXPECT_EQ(node(padded.inputs[0]).op, OpKind::Concat) << print_graph(g);
+}
+
+// Many slices side by side (a split into 40 pieces): the joined gradient nests its
+// concatenations so that none has more than 16 parts (the planner cuts only inline parts).
+TEST_F(ReverseMode, JoinedSliceGradientsKeepConcatenationsNarrow) {
+  ValueId x = in(f32({40, 3}));
+  ValueId y = -1;
+  for (int64_t i = 0; i < 40; ++i) {
+    ValueId piece = b.unary(UnaryFn::Exp, b.slice(x, {i, 0}, {1, 3}, {1, 1}));
+    y = y < 0 ? piece : b.binary(BinaryFn::Add, y, piece);
+  }
+  std::vector<ValueId> grads = reverse_mode(g, y, seed_for(y), {x});
+  ASSERT_EQ(node(grads[0]).op, OpKind::Concat) << print_graph(g);
+  int64_t widest = 0, parts = 0;
+  std::vector<ValueId> stack{grads[0]};
+  while (!stack.empty()) {  // the leaves of the concatenation tree: one per piece
+    const Node& n = node(stack.back());
+    stack.pop_back();
+    if (n.op != OpKind::Concat) {
+      ++parts;
+      continue;
+    }
+    widest = std::max<int64_t>(widest, static_cast<int64_t>(n.inputs.size()));
+    for (ValueId v : n.inputs) stack.push_back(v);
+  }
+  EXPECT_LE(widest, 16);
+  EXPECT_EQ(parts, 40);
+  EXPECT_EQ(g.type(grads[0]), g.type(x));
 }
 
 TEST_F(ReverseMode, ASquareGetsBothFactorsContributions) {

@@ -58,6 +58,28 @@ TEST(Hash, IgnoresConcreteSizesAndScalars) {
             structural_hash(axpy({7, 9}, {1, 9}, DType::F32, 0.5), {4}));
 }
 
+// The code generator maps a reshape's index by groups of dims with equal products: [2, 3, 4, 5]
+// as [6, 20] is two groups, as [8, 15] one. Same size classes, different kernels: the hash
+// tells them apart (a compiled plan of one must not run the other).
+TEST(Hash, KeepsAReshapesDimGroups) {
+  auto reshaped = [](Shape to) {
+    Graph g;
+    Builder b(g);
+    b.reshape(b.input(0, {DType::F32, {2, 3, 4, 5}}), std::move(to));
+    return g;
+  };
+  EXPECT_NE(structural_hash(reshaped({6, 20}), {1}), structural_hash(reshaped({8, 15}), {1}));
+  EXPECT_EQ(reshaped({6, 20}).size(), 2);
+  auto other = [](Shape from, Shape to) {  // the same grouping at other sizes: one plan
+    Graph g;
+    Builder b(g);
+    b.reshape(b.input(0, {DType::F32, std::move(from)}), std::move(to));
+    return g;
+  };
+  EXPECT_EQ(structural_hash(other({2, 3, 4, 5}, {6, 20}), {1}),
+            structural_hash(other({7, 11, 13, 17}, {77, 221}), {1}));
+}
+
 TEST(Hash, KeepsBroadcastPatternDtypeEqualityAndOutputs) {
   uint64_t base = structural_hash(axpy({2, 3}, {1, 3}), {4});
   EXPECT_NE(base, structural_hash(axpy({2, 3}, {2, 1}), {4}));              // which dims are 1
