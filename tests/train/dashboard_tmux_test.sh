@@ -8,14 +8,19 @@ demo=$1
 command -v tmux >/dev/null || { echo "tmux is not installed: skipped"; exit 77; }
 work=$(mktemp -d)
 session=ember_dashboard_$$
-trap 'tmux kill-session -t "$session" 2>/dev/null || true; rm -rf "$work"' EXIT
-tmux -u new-session -d -s "$session" -x 120 -y 45 \
+# Each run has its own server socket: a new session started right after the last one of a
+# server was killed can reach the exiting server ("server exited unexpectedly", seen in CI).
+socket=${session}_1
+tmx() { tmux -L "$socket" "$@"; }
+trap 'tmux -L ${session}_1 kill-server 2>/dev/null || true
+      tmux -L ${session}_2 kill-server 2>/dev/null || true; rm -rf "$work"' EXIT
+tmx -u new-session -d -s "$session" -x 120 -y 45 \
   "LANG=C.UTF-8 TERM=xterm-256color '$demo' '$work/result'; echo \$? > '$work/exit'; sleep 60"
 screen=$work/screen.txt
 # Wait for the first validation read so both splits have values and points, and for training
 # to be running again (its iterations of 15; the validation pass shows its own 4).
 for _ in $(seq 1 100); do
-  tmux capture-pane -p -t "$session" > "$screen"
+  tmx capture-pane -p -t "$session" > "$screen"
   if grep -qE "^ *Loss +[0-9.]+ +[0-9.]+" "$screen" &&  # a valid value in the table
      grep -qE "Ember +train +epoch" "$screen"; then
     break
@@ -37,7 +42,7 @@ check 'Loss  \* train  o valid' 'the plot of Loss'
 check 'Accuracy \(%\)  \* train  o valid' 'the plot of Accuracy'
 check '[|] *[*o]' 'points in a plot'
 check 'q: stop with a checkpoint' 'the hint for q'
-tmux send-keys -t "$session" q
+tmx send-keys -t "$session" q
 for _ in $(seq 1 100); do [ -f "$work/exit" ] && break; sleep 0.1; done
 if [ "$(cat "$work/exit" 2>/dev/null)" != 0 ]; then echo "FAIL: the demo did not exit cleanly"; exit 1; fi
 result=$(cat "$work/result")
@@ -48,15 +53,16 @@ case "$result" in
 esac
 # Ctrl-C: the same stop, through SIGINT.
 rm -f "$work/exit" "$work/result"
-tmux kill-session -t "$session"
-tmux -u new-session -d -s "$session" -x 120 -y 45 \
+tmx kill-server
+socket=${session}_2
+tmx -u new-session -d -s "$session" -x 120 -y 45 \
   "LANG=C.UTF-8 TERM=xterm-256color '$demo' '$work/result'; echo \$? > '$work/exit'; sleep 60"
 for _ in $(seq 1 100); do
-  tmux capture-pane -p -t "$session" > "$screen"
+  tmx capture-pane -p -t "$session" > "$screen"
   grep -qE "^ *Loss +[0-9.]+" "$screen" && break
   sleep 0.1
 done
-tmux send-keys -t "$session" C-c
+tmx send-keys -t "$session" C-c
 for _ in $(seq 1 100); do [ -f "$work/exit" ] && break; sleep 0.1; done
 result=$(cat "$work/result" 2>/dev/null || true)
 echo "after Ctrl-C: exit $(cat "$work/exit" 2>/dev/null), $result"
