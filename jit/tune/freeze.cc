@@ -1,11 +1,15 @@
 #include "jit/tune/freeze.h"
 
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <mutex>
 #include <set>
 #include <string>
 #include <string_view>
 
 #include "jit/compile/compile.h"
+#include "jit/tune/budget.h"
 #include "jit/tune/tune_kernel.h"
 #include "kernels/family.h"
 #include "kernels/tuning.h"
@@ -24,19 +28,10 @@ std::set<std::string>& untunable() {
 }
 
 // Tuning compiles each candidate just before timing it, one after another: a cold CUDA training
-// step spent most of its start there (28 of its 39 compiles). Every candidate of the flush is
+// step spent most of its start there (28 of its 39 compiles). A batch of kernels' candidates is
 // compiled first, together on all cores (get_kernels), so that tuning finds them in the kernel
 // cache. A candidate that fails here fails again, reported, when tuning compiles it.
-void precompile_candidates(const ir::Graph& g, const Plan& plan,
-                           const std::vector<std::string>& keys, const Emitter::LayoutFn& layout,
-                           runtime::Backend& backend) {
-  std::vector<KernelDesc> descs;
-  std::set<std::string> scanned;
-  for (size_t k = 0; k < plan.kernels.size(); ++k) {
-    if (keys[k].empty() || !scanned.insert(keys[k]).second) continue;
-    for (KernelDesc& d : tuning_candidates(g, plan, static_cast<int>(k), layout, backend))
-      descs.push_back(std::move(d));
-  }
+void precompile(const std::vector<KernelDesc>& descs, runtime::Backend& backend) {
   if (descs.size() < 2) return;
   try {
     get_kernels(descs, backend);
@@ -44,11 +39,93 @@ void precompile_candidates(const ir::Graph& g, const Plan& plan,
   }
 }
 
+// A kernel's work, to tune the costly ones first when the budget cannot cover all: its index
+// space, times the contraction of a product or a convolution.
+double kernel_work(const ir::Graph& g, const KernelPlan& kp) {
+  double work = static_cast<double>(kp.shape.numel());
+  if (kp.anchor < 0) return work;
+  const ir::Node& n = g.node(kp.anchor);
+  if (n.op == ir::OpKind::Matmul) {
+    const Shape& a = g.type(n.inputs[0]).shape;
+    return static_cast<double>(n.type.shape.numel()) * static_cast<double>(a[a.rank() - 1]);
+  }
+  if (n.op == ir::OpKind::Conv) {
+    const Shape& w = g.type(n.inputs[1]).shape;
+    return static_cast<double>(n.type.shape.numel()) *
+           static_cast<double>(w[0] == 0 ? 0 : w.numel() / w[0]);
+  }
+  return work;
+}
+
+// Say once per process that tuning is spread over the run.
+void note_deferred(size_t count) {
+  static std::once_flag once;
+  std::call_once(once, [count] {
+    std::fprintf(stderr,
+                 "ember: autotune: %zu kernels keep their heuristic launch configuration for "
+                 "now and are tuned later in the run (EMBER_TUNE_BUDGET, default 0.5 s + 10%% of "
+                 "the run; 'unlimited' tunes everything at once)\n",
+                 count);
+  });
+}
+
+// Tunes each key once (the first kernel of it), costly kernels first, in batches whose
+// candidates compile together, while the budget has time; the keys left are deferred.
+void tune_within_budget(const ir::Graph& g, const Plan& plan, const std::vector<std::string>& keys,
+                        const Emitter::LayoutFn& layout, runtime::Backend& backend) {
+  std::vector<size_t> order;
+  std::set<std::string> seen;
+  for (size_t k = 0; k < plan.kernels.size(); ++k)
+    if (!keys[k].empty() && seen.insert(keys[k]).second) order.push_back(k);
+  std::vector<double> work(plan.kernels.size(), 0);
+  for (size_t k : order) work[k] = kernel_work(g, plan.kernels[k]);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return work[a] > work[b]; });
+  TuneBudget& budget = TuneBudget::process();
+  // Without a limit every candidate compiles at once (no round waits on its slowest compile).
+  const size_t round = tune_budget_setting().unlimited
+                           ? order.size() * 1000
+                           : static_cast<size_t>(std::max(1, compile_threads()));
+  size_t next = 0;
+  while (next < order.size() && budget.has_time()) {
+    const auto start = std::chrono::steady_clock::now();
+    // The next kernels whose candidates make one round of compiles on every thread (the
+    // budget is looked at between rounds and between the kernels timed).
+    std::vector<size_t> batch;
+    std::vector<KernelDesc> candidates;
+    for (size_t i = next; i < order.size() && (batch.empty() || candidates.size() < round); ++i) {
+      batch.push_back(order[i]);
+      for (KernelDesc& d : tuning_candidates(g, plan, static_cast<int>(order[i]), layout, backend))
+        candidates.push_back(std::move(d));
+    }
+    precompile(candidates, backend);
+    auto spend_since = [&](std::chrono::steady_clock::time_point t) {
+      budget.spend(std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count());
+      return std::chrono::steady_clock::now();
+    };
+    auto t = spend_since(start);
+    for (size_t k : batch) {
+      if (k != batch.front() && !budget.has_time()) break;
+      bool tunable = true;
+      tune_kernel(g, plan, static_cast<int>(k), layout, backend, &tunable);
+      if (!tunable) {
+        std::lock_guard lock(g_untunable_mutex);
+        untunable().insert(keys[k]);
+      }
+      t = spend_since(t);
+      ++next;
+    }
+  }
+  for (size_t i = next; i < order.size(); ++i) budget.defer(keys[order[i]]);
+  if (next < order.size()) note_deferred(order.size() - next);
+}
+
 }  // namespace
 
 uint64_t variant_epoch() {
   // FNV-1a over every EMBER_ variable (name and value) in the order the environment lists them.
-  uint64_t h = 0xcbf29ce484222325ull ^ winners_generation();
+  uint64_t h = 0xcbf29ce484222325ull ^ winners_generation() ^
+               (TuneBudget::process().generation() * 0x9e3779b97f4a7c15ull);
   for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
     std::string_view var(*e);
     if (var.rfind("EMBER_", 0) != 0) continue;
@@ -61,13 +138,14 @@ uint64_t variant_epoch() {
 bool freeze_variants(const ir::Graph& g, Plan& plan, const Emitter::LayoutFn& layout,
                      runtime::Backend& backend, bool tune) {
   const VariantContext context{g, plan, layout, backend};
+  TuneBudget& budget = TuneBudget::process();
   std::vector<std::string> keys(plan.kernels.size());
   bool to_tune = false;
   for (size_t k = 0; k < plan.kernels.size(); ++k) {
     KernelPlan& kp = plan.kernels[k];
     VariantChoice c = kp.family->choose(context, kp);
     kp.variant = c.variant;
-    if (c.tune_key.empty()) continue;
+    if (c.tune_key.empty() || budget.deferred(c.tune_key)) continue;
     std::lock_guard lock(g_untunable_mutex);
     if (untunable().count(c.tune_key) == 0) {
       keys[k] = std::move(c.tune_key);
@@ -75,22 +153,10 @@ bool freeze_variants(const ir::Graph& g, Plan& plan, const Emitter::LayoutFn& la
     }
   }
   if (!to_tune || !tune) return to_tune;
-  precompile_candidates(g, plan, keys, layout, backend);
-  // Kernels of one key in one flush are tuned once. The winner is remembered for the key, so
-  // choosing again picks it, as each kernel's operands admit it.
-  std::set<std::string> tuned;
-  for (size_t k = 0; k < plan.kernels.size(); ++k) {
-    if (keys[k].empty()) continue;
-    if (tuned.insert(keys[k]).second) {
-      bool tunable = true;
-      tune_kernel(g, plan, static_cast<int>(k), layout, backend, &tunable);
-      if (!tunable) {
-        std::lock_guard lock(g_untunable_mutex);
-        untunable().insert(keys[k]);
-      }
-    }
-    plan.kernels[k].variant = plan.kernels[k].family->choose(context, plan.kernels[k]).variant;
-  }
+  tune_within_budget(g, plan, keys, layout, backend);
+  // The winners are remembered by key, so choosing again picks them, as each kernel's operands
+  // admit them; deferred keys keep the heuristic's variant.
+  for (KernelPlan& kp : plan.kernels) kp.variant = kp.family->choose(context, kp).variant;
   return false;
 }
 
