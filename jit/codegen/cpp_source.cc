@@ -105,9 +105,15 @@ EM_INLINE void error_(uint* E, uint code, uint value, uint limit, uint value_hi)
 }
 // e^x as 2^n * e^r, n = rint(x / ln 2), |r| <= ln 2 / 2, e^r by Cephes' expf polynomial
 // (within 2 ulp of libm's); 2^n applied in two halves so that subnormal results come out right.
+// Written for the vector loops, whose time softmax spends mostly here: the clamps are a compare
+// and a blend each and let a NaN through (no select at the end); n comes from the adder's
+// rounding (1.5 * 2^23 + c / ln 2 holds n in its low mantissa bits), read as an integer from
+// those bits (no conversion instruction, and no undefined float-to-int conversion of a NaN).
 EM_INLINE float exp_f(float x) {
-  float c = x >= -104.0f ? (x <= 89.0f ? x : 89.0f) : -104.0f;  // NaN: a finite bound
-  float n = __builtin_rintf(c * 1.44269504088896341f);
+  float c = x < -104.0f ? -104.0f : x;
+  c = c > 89.0f ? 89.0f : c;
+  float t = __builtin_fmaf(c, 1.44269504088896341f, 12582912.0f);
+  float n = t - 12582912.0f;
   float r = __builtin_fmaf(n, -0.693359375f, c);
   r = __builtin_fmaf(n, 2.12194440e-4f, r);
   float z = r * r;
@@ -118,9 +124,8 @@ EM_INLINE float exp_f(float x) {
   h = __builtin_fmaf(h, r, 1.6666665459e-1f);
   h = __builtin_fmaf(h, r, 5.0000001201e-1f);
   float p = __builtin_fmaf(h, z, r) + 1.0f;
-  int k = int(n), k1 = k >> 1, k2 = k - k1;
-  float y = p * u2f_(uint(k1 + 127) << 23) * u2f_(uint(k2 + 127) << 23);
-  return isnan(x) ? x : y;
+  int k = int(f2u_(t) - 0x4B400000u), k1 = k >> 1, k2 = k - k1;
+  return p * u2f_(uint(k1 + 127) << 23) * u2f_(uint(k2 + 127) << 23);
 }
 // log x = log m + e log 2 with x = m 2^e, m in [sqrt(1/2), sqrt(2)), by Cephes' logf polynomial.
 EM_INLINE float log_f(float x) {
