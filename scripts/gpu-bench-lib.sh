@@ -7,9 +7,6 @@ mkdir -p "$out"
 source scripts/gpu-env.sh > /dev/null
 bin=gpu-bundle/bin
 nvidia-smi -L
-# Steady-state figures come from fully tuned kernels, as before tuning had a budget; a cold-start
-# measurement sets its own (the default: EMBER_TUNE_BUDGET unset).
-export EMBER_TUNE_BUDGET=${EMBER_TUNE_BUDGET:-unlimited}
 
 # bench FILTER TIMEOUT [ember_bench args...]: the matching benchmarks' per-run and median lines,
 # then the whole process's wall time (compiles included when the kernel cache is empty).

@@ -69,8 +69,16 @@ bool TuneBudget::has_time() {
 }
 
 void TuneBudget::spend(double seconds) {
+  TuneBudgetSetting setting = tune_budget_setting();
   std::lock_guard lock(mutex_);
-  spent_ += seconds;
+  if (!setting.unlimited) spent_ += seconds;
+}
+
+void TuneBudget::reset() {
+  std::lock_guard lock(mutex_);
+  started_ = false;
+  spent_ = 0;
+  deferred_.clear();
 }
 
 void TuneBudget::defer(const std::string& key) {
@@ -86,13 +94,9 @@ bool TuneBudget::deferred(const std::string& key) {
 uint64_t TuneBudget::generation() {
   std::lock_guard lock(mutex_);
   if (deferred_.empty()) return generation_;
-  // The environment is read only with keys deferred: a replay check stays cheap otherwise.
-  TuneBudgetSetting setting;
-  try {
-    setting = tune_budget_setting();
-  } catch (const Error&) {
-    return generation_;  // reported by the next flush that tunes
-  }
+  // The environment is read only with keys deferred: a replay check stays cheap otherwise. A bad
+  // setting is reported here (no flush would tune while every pending key is deferred).
+  TuneBudgetSetting setting = tune_budget_setting();
   double allowance = tune_allowance_s(setting, elapsed_locked());
   if (allowance - spent_ >= kRefillS) {
     deferred_.clear();

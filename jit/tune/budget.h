@@ -33,17 +33,24 @@ class TuneBudget {
  public:
   static TuneBudget& process();
 
-  // Whether tuning may go on now (the run's clock starts at the first call).
+  // Whether tuning may go on now (the run's clock starts at the first call). Throws
+  // ember::Error for a bad EMBER_TUNE_BUDGET.
   bool has_time();
+  // Counts tuning time against the allowance (not while it is unlimited: time tuned then does
+  // not exhaust a budget set later).
   void spend(double seconds);
   // A key left to its heuristic for now; freeze_variants does not offer it again until the
   // allowance exceeds what was spent by kRefillS.
   void defer(const std::string& key);
   bool deferred(const std::string& key);
-  // Counts each time deferred keys were offered again (part of variant_epoch).
+  // Counts each time deferred keys were offered again (part of variant_epoch). With keys
+  // deferred it reads EMBER_TUNE_BUDGET, and throws ember::Error for a bad one.
   uint64_t generation();
   // Seconds spent tuning so far.
   double spent_s();
+
+  // Tests: a new run (clock not started, nothing spent or deferred).
+  void reset();
 
   static constexpr double kRefillS = 0.25;
 

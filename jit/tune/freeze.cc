@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <mutex>
 #include <set>
 #include <string>
@@ -61,11 +62,12 @@ double kernel_work(const ir::Graph& g, const KernelPlan& kp) {
 void note_deferred(size_t count) {
   static std::once_flag once;
   std::call_once(once, [count] {
+    const char* env = std::getenv("EMBER_TUNE_BUDGET");
     std::fprintf(stderr,
                  "ember: autotune: %zu kernels keep their heuristic launch configuration for "
-                 "now and are tuned later in the run (EMBER_TUNE_BUDGET, default 0.5 s + 10%% of "
-                 "the run; 'unlimited' tunes everything at once)\n",
-                 count);
+                 "now and are tuned as the budget grows (EMBER_TUNE_BUDGET=%s; 'unlimited' "
+                 "tunes every kernel at once)\n",
+                 count, env != nullptr && *env != '\0' ? env : "0.5+10%, the default");
   });
 }
 

@@ -1,11 +1,14 @@
 // The tuning budget (EMBER_TUNE_BUDGET): its setting's syntax, the allowance it gives over a
 // run, and on the GPU device with tuning on: with no allowance a kernel keeps its heuristic
-// configuration (the results still right) and its key is deferred, not stored; once the budget
-// allows, the same program's next flush tunes and stores it.
+// configuration (the results still right), its key is deferred, not stored, and the program
+// replays without planning again; once the budget allows (a larger setting, or the run's
+// share grown) the same program's next flush tunes and stores it; costly kernels go first.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <string>
+#include <thread>
 
 #include "autotune/store.h"
 #include "frontend/detail/stream.h"
@@ -74,13 +77,17 @@ std::vector<RawTensor> row_sums(const Device& dev) {
 TEST_F(TuneBudgetFlush, NoAllowanceDefersTheKeyThenALargerBudgetTunesIt) {
   EMBER_REQUIRE_GPU_DEVICE();
   EMBER_TUNE_ON_TEST_DEVICE();
+  jit::TuneBudget::process().reset();
   const std::string key = sum_key(6, 310);
   setenv("EMBER_TUNE_BUDGET", "0+0%", 1);
   testing::expect_same(row_sums, testing::gpu_device());
   EXPECT_FALSE(autotune::process_store().lookup(key).has_value()) << "tuned without a budget";
   EXPECT_TRUE(jit::TuneBudget::process().deferred(key));
-  // Still no allowance: the same program runs again, untuned, without trying.
-  testing::expect_same(row_sums, testing::gpu_device());
+  // Still no allowance: the same program replays, untuned, without planning again.
+  const Device dev = testing::gpu_device();
+  const int64_t before = stats(dev).replays;
+  for (int i = 0; i < 2; ++i) row_sums(dev)[0].to_data();
+  EXPECT_EQ(stats(dev).replays - before, 2) << "a deferred key made the flush plan again";
   EXPECT_FALSE(autotune::process_store().lookup(key).has_value());
   // The budget allows: the deferred key is offered again and tuned.
   setenv("EMBER_TUNE_BUDGET", "unlimited", 1);
@@ -89,6 +96,41 @@ TEST_F(TuneBudgetFlush, NoAllowanceDefersTheKeyThenALargerBudgetTunesIt) {
   ASSERT_TRUE(e.has_value()) << "not tuned once the budget allowed";
   EXPECT_EQ(e->family, "row");
   EXPECT_FALSE(jit::TuneBudget::process().deferred(key));
+}
+
+// Two row sums of one flush with an allowance of half the run: the larger is tuned first, which
+// spends the allowance, so the smaller is deferred; once the run has gone on long enough the same
+// program's next flush (nothing in the environment changed) tunes it.
+std::vector<RawTensor> two_row_sums(const Device& dev) {
+  auto a = Tensor<2>::from_data(testing::host_uniform({40, 700}, 133), dev);
+  auto b = Tensor<2>::from_data(testing::host_uniform({5, 90}, 134), dev);
+  return {(a * a).sum_dim(1).raw(), (b * b).sum_dim(1).raw()};
+}
+
+TEST_F(TuneBudgetFlush, DeferredKeysAreTunedAsTheRunGoesOn) {
+  EMBER_REQUIRE_GPU_DEVICE();
+  EMBER_TUNE_ON_TEST_DEVICE();
+  jit::TuneBudget& budget = jit::TuneBudget::process();
+  budget.reset();
+  const std::string large = sum_key(40, 700), small = sum_key(5, 90);
+  setenv("EMBER_TUNE_BUDGET", "0+50%", 1);
+  const Device dev = testing::gpu_device();
+  for (const RawTensor& t : two_row_sums(dev)) t.to_data();
+  EXPECT_TRUE(autotune::process_store().lookup(large).has_value()) << "the costly key first";
+  EXPECT_FALSE(autotune::process_store().lookup(small).has_value());
+  EXPECT_TRUE(budget.deferred(small));
+  // A replay that takes in the tuned winner, so that afterwards only the budget's growth can
+  // make the same program look again.
+  for (const RawTensor& t : two_row_sums(dev)) t.to_data();
+  EXPECT_FALSE(autotune::process_store().lookup(small).has_value());
+  // Half the run covers what was spent plus the refill once the run is twice that plus 0.5 s.
+  const double spent = budget.spent_s();
+  EXPECT_GT(spent, 0);
+  std::this_thread::sleep_for(std::chrono::duration<double>(spent + 0.6));
+  testing::expect_same(two_row_sums, dev);
+  EXPECT_TRUE(autotune::process_store().lookup(small).has_value())
+      << "the deferred key was not tuned when the allowance had grown";
+  EXPECT_FALSE(budget.deferred(small));
 }
 
 TEST_F(TuneBudgetFlush, ABadSettingIsAnErrorNamingIt) {
