@@ -19,6 +19,9 @@ for t in "${targets[@]}"; do
     -maxdepth 1 -type f \
     -name "$t" -exec cp {} gpu-bundle/bin/ \;
 done
+# The Vulkan cooperative-matrix probe (issue 27): what the device's driver offers.
+g++ -O2 -std=c++20 scripts/vk_coopmat_probe.cc -o gpu-bundle/bin/vk_coopmat_probe -ldl \
+  -static-libstdc++ -static-libgcc
 strip gpu-bundle/bin/*
 # The training example's data (Debian's dataset-fashion-mnist), already gzip'd.
 cp /usr/share/datasets/fashion-mnist/*.gz gpu-bundle/data/
