@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <mutex>
 #include <set>
 #include <string>
@@ -86,7 +87,7 @@ void tune_within_budget(const ir::Graph& g, const Plan& plan, const std::vector<
   TuneBudget& budget = TuneBudget::process();
   // Without a limit every candidate compiles at once (no round waits on its slowest compile).
   const size_t round = tune_budget_setting().unlimited
-                           ? order.size() * 1000
+                           ? std::numeric_limits<size_t>::max()
                            : static_cast<size_t>(std::max(1, compile_threads()));
   size_t next = 0;
   while (next < order.size() && budget.has_time()) {
