@@ -44,19 +44,16 @@ void precompile(const std::vector<KernelDesc>& descs, runtime::Backend& backend)
 // A kernel's work, to tune the costly ones first when the budget cannot cover all: its index
 // space, times the contraction of a product or a convolution.
 double kernel_work(const ir::Graph& g, const KernelPlan& kp) {
-  double work = static_cast<double>(kp.shape.numel());
-  if (kp.anchor < 0) return work;
-  const ir::Node& n = g.node(kp.anchor);
-  if (n.op == ir::OpKind::Matmul) {
-    const Shape& a = g.type(n.inputs[0]).shape;
-    return static_cast<double>(n.type.shape.numel()) * static_cast<double>(a[a.rank() - 1]);
+  if (kp.anchor >= 0) {
+    const ir::Node& n = g.node(kp.anchor);
+    const double outputs = static_cast<double>(n.type.shape.numel());
+    if (n.op == ir::OpKind::Matmul) return outputs * g.type(n.inputs[0]).shape.dims.back();
+    if (n.op == ir::OpKind::Conv) {
+      const Shape& w = g.type(n.inputs[1]).shape;
+      return w[0] == 0 ? 0 : outputs * static_cast<double>(w.numel() / w[0]);
+    }
   }
-  if (n.op == ir::OpKind::Conv) {
-    const Shape& w = g.type(n.inputs[1]).shape;
-    return static_cast<double>(n.type.shape.numel()) *
-           static_cast<double>(w[0] == 0 ? 0 : w.numel() / w[0]);
-  }
-  return work;
+  return static_cast<double>(kp.shape.numel());
 }
 
 // Say once per process that tuning is spread over the run.
