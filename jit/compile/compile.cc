@@ -319,6 +319,11 @@ std::shared_ptr<runtime::Kernel> compile_and_load(const KernelDesc& desc, runtim
             .count();
     counters().compiles.fetch_add(1, std::memory_order_relaxed);
     counters().compile_us.fetch_add(us, std::memory_order_relaxed);
+    static const bool log = log_enabled("compiles");
+    if (log) {
+      std::fprintf(stderr, "ember: compile %s: %.1f ms, %zu bytes of source, %zu of binary\n",
+                   file.c_str(), static_cast<double>(us) / 1e3, source.size(), binary.size());
+    }
     write_entry(entry, key, binary);
     return binary;
   };

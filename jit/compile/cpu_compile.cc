@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -87,6 +88,11 @@ void compile_entry(const std::vector<std::string>& source, const fs::path& lib,
           .count();
   counters().compiles.fetch_add(1, std::memory_order_relaxed);
   counters().compile_us.fetch_add(us, std::memory_order_relaxed);
+  static const bool log = log_enabled("compiles");
+  if (log) {
+    std::fprintf(stderr, "ember: compile %s: %.1f ms, %zu translation units\n", what.c_str(),
+                 static_cast<double>(us) / 1e3, source.size());
+  }
   Stamp s{key, 0};
   if (!file_checksum(tmp_lib, &s.checksum)) throw Error("cpu: compiler wrote nothing for " + what);
   {
