@@ -92,6 +92,41 @@ EM_INLINE double nanmin_(double a, double b) { return (a < b || isnan(a)) ? a : 
     initializer(omp_priv = -__builtin_inf())
 #pragma omp declare reduction(em_min : float, double : omp_out = nanmin_(omp_out, omp_in)) \
     initializer(omp_priv = __builtin_inf())
+// n floats of src to dst past the caches (non-temporal stores) where the CPU has such stores
+// (SOp::StreamStore): plain stores of an output larger than the caches first read each line
+// into them (write-allocate), a third more memory traffic, and evict what the kernel reuses.
+// Plain stores up to dst's first vector-aligned element and for the tail; em_stream_fence_ at
+// the end of the kernel orders the stores before the threads' join.
+#if defined(__AVX512F__)
+typedef float em_vs_ __attribute__((vector_size(64)));
+#define EM_STREAM_LANES 16u
+#define EM_STREAM_(p, v) __builtin_ia32_movntps512(p, v)
+#elif defined(__AVX__)
+typedef float em_vs_ __attribute__((vector_size(32)));
+#define EM_STREAM_LANES 8u
+#define EM_STREAM_(p, v) __builtin_ia32_movntps256(p, v)
+#elif defined(__SSE__)
+typedef float em_vs_ __attribute__((vector_size(16)));
+#define EM_STREAM_LANES 4u
+#define EM_STREAM_(p, v) __builtin_ia32_movntps(p, v)
+#endif
+EM_INLINE void em_stream_f32(float* __restrict__ dst, const float* __restrict__ src, uint n) {
+  uint i = 0u;
+#ifdef EM_STREAM_LANES
+  typedef float unaligned_ __attribute__((vector_size(sizeof(em_vs_)), aligned(4), may_alias));
+  const uint past = uint(reinterpret_cast<__UINTPTR_TYPE__>(dst) / 4u % EM_STREAM_LANES);
+  const uint head = past == 0u ? 0u : EM_STREAM_LANES - past;
+  for (; i < head && i < n; ++i) dst[i] = src[i];
+  for (; i + EM_STREAM_LANES <= n; i += EM_STREAM_LANES)
+    EM_STREAM_(dst + i, *reinterpret_cast<const unaligned_*>(src + i));
+#endif
+  for (; i < n; ++i) dst[i] = src[i];
+}
+EM_INLINE void em_stream_fence_() {
+#ifdef EM_STREAM_LANES
+  __builtin_ia32_sfence();
+#endif
+}
 // This call's contiguous share of [0, n) when the work is cut into nwg parts.
 EM_INLINE uint part_(uint n, uint wg, uint nwg) { return uint(uint64_t(n) * wg / nwg); }
 EM_INLINE void error_(uint* E, uint code, uint value, uint limit, uint value_hi) {
@@ -233,7 +268,15 @@ class Cpp final : public Dialect {
     }
     return s;
   }
-  std::string entry_end() const override { return "}\n}  // namespace\n"; }
+  std::string entry_end() const override {
+    const bool streams = std::any_of(k_->body.begin(), k_->body.end(),
+                                     [](const Stmt& s) { return s.op == SOp::StreamStore; });
+    return absl::StrCat(streams ? "  em_stream_fence_();\n" : "", "}\n}  // namespace\n");
+  }
+  std::string stream_store(const KernelDesc&, int buffer, const std::string& start,
+                           const std::string& array, const std::string& count) const override {
+    return absl::StrCat("em_stream_f32(b", buffer, " + ", start, ", ", array, ", ", count, ");");
+  }
 
   // Sizes and strides are compiled in (the plan is compiled per layout on the CPU: divisions
   // by constants become multiplications, and loops vectorise).

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <stdexcept>
 
 #include "absl/strings/str_cat.h"
 #include "ir/attrs.h"
@@ -226,6 +227,31 @@ void Emitter::store(ValueId v, int index, int value) {
   CType t = compute_type(g_.type(v).dtype);
   Stmt s{SOp::Store, k_.exprs[value].vector() ? value : cast(value, t)};
   s.index = index;
+  s.buffer = binding(v, true);
+  push_stmt(s);
+}
+
+int Emitter::declare_array(CType t, int size) {
+  Stmt s{SOp::DeclArray};
+  s.var = k_.num_vars++;
+  s.type = t;
+  s.code = size;
+  push_stmt(s);
+  return s.var;
+}
+
+void Emitter::array_store(int array, int index, int value) {
+  Stmt s{SOp::ArrayStore, value};
+  s.var = array;
+  s.index = index;
+  push_stmt(s);
+}
+
+void Emitter::stream_store(ValueId v, int start, int array, int count) {
+  if (g_.type(v).dtype != DType::F32) throw std::logic_error("stream_store: f32 outputs only");
+  Stmt s{SOp::StreamStore, count};
+  s.index = start;
+  s.var = array;
   s.buffer = binding(v, true);
   push_stmt(s);
 }

@@ -120,6 +120,14 @@ class Emitter {
   void begin_if(int cond);
   void end();
   void store(ir::ValueId v, int index, int value);
+  // A per-thread array of `size` elements of type t, declared here; its variable id.
+  int declare_array(CType t, int size);
+  void array_store(int array, int index, int value);
+  // v's elements [start, start + count) from `array` (f32 outputs only), by non-temporal stores
+  // where the CPU has them: an output larger than the caches is then not read into them first
+  // (write-allocate), which costs a third of a copy's memory traffic and evicts what the kernel
+  // reuses. The CPU target only.
+  void stream_store(ir::ValueId v, int start, int array, int count);
   void barrier();
   void error_if(int cond, ErrorSite site, int value, int limit);
 

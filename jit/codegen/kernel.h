@@ -82,6 +82,9 @@ enum class SOp : uint8_t {
                 // (bits 3-4, ir::AttentionMode), and bit kAttentionWithLseBit: the output
                 // mode's kernel also writes the log-sum-exp (one more buffer after the output;
                 // its offset is the last arg). CUDA only.
+  StreamStore,  // buffer[index expr + i] = array `var`[i] for i in [0, expr): a row staged in a
+                // per-thread array, stored past the caches (the CPU target only; see
+                // Emitter::stream_store)
 };
 
 inline constexpr int kAttentionWithLseBit = 6;

@@ -350,6 +350,8 @@ class Renderer {
         return absl::StrCat(T(s.type), " ", var(s.var), "[", s.code, "];");
       case SOp::ArrayStore:
         return absl::StrCat(var(s.var), "[", ref(s.index), "] = ", ref(s.expr), ";");
+      case SOp::StreamStore:
+        return d_.stream_store(k_, s.buffer, ref(s.index), var(s.var), ref(s.expr));
       case SOp::SharedStore:
         return absl::StrCat(d_.shared_name(s.buffer), "[", ref(s.index), "] = ", ref(s.expr), ";");
       case SOp::MmaTile: {

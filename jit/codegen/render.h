@@ -3,6 +3,7 @@
 // math helpers all C-like languages need. A Dialect supplies what differs: type names, buffer
 // declarations, builtins, loads/stores with storage conversion, workgroup reductions.
 #include <span>
+#include <stdexcept>
 #include <string>
 
 #include "jit/codegen/kernel.h"
@@ -97,6 +98,11 @@ class Dialect {
   // A tensor-core block tile (SOp::MmaTile) with its argument expressions rendered.
   virtual std::string mma_tile(const KernelDesc& k, const Stmt& s,
                                const std::vector<std::string>& args) const;
+  // SOp::StreamStore: `count` floats of array `array` to buffer[start...], past the caches.
+  virtual std::string stream_store(const KernelDesc& k, int buffer, const std::string& start,
+                                   const std::string& array, const std::string& count) const {
+    throw std::logic_error("stream stores are the CPU target's");
+  }
   // A fused attention tile (SOp::Attention) with its argument expressions rendered.
   virtual std::string attention(const KernelDesc& k, const Stmt& s,
                                 const std::vector<std::string>& args) const;

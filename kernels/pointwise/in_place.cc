@@ -15,7 +15,7 @@ std::vector<ir::ValueId> in_place_donors(const KernelDesc& k,
   std::vector<long> last_load(bindings.size(), -1);
   for (size_t s = 0; s < k.body.size(); ++s) {
     const Stmt& st = k.body[s];
-    if (st.op == SOp::Store) {
+    if (st.op == SOp::Store || st.op == SOp::StreamStore) {
       first_store = std::min(first_store, s);
     } else if (st.op == SOp::Let) {
       const Expr& e = k.exprs[st.expr];

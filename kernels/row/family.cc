@@ -1,9 +1,11 @@
 #include "kernels/row/family.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <functional>
 #include <limits>
 #include <set>
+#include <string>
 
 #include "absl/strings/str_cat.h"
 #include "kernels/row/split_reductions.h"
@@ -28,6 +30,8 @@ constexpr int kRowCacheSteps = 16;
 // (32 KiB each in f32, within L1 and L2): not its loads, which its caches serve, but values a
 // later pass would compute again (see cached_values).
 constexpr int kCpuRowCacheSteps = 8192;
+// The CPU target stores an f32 output this large or larger past the caches (stream_rows).
+constexpr int64_t kCpuStreamBytes = int64_t{8} << 20;
 
 }  // namespace
 
@@ -155,6 +159,28 @@ void reduce_row(const ir::Graph& g, Emitter& e, ValueId r, SOp lanes, int len,
   e.provide(r, result);
 }
 
+// The outputs of a CPU row kernel (one thread per row, rows contiguous in memory) that go past
+// the caches: f32 ones of kCpuStreamBytes or more, each row staged in an array on the stack
+// (within L1) and then streamed to memory (Emitter::stream_store).
+std::vector<ValueId> stream_rows(const ir::Graph& g, Emitter& e, const KernelPlan& kp, SOp lanes,
+                                 const std::vector<ValueId>& full_outputs) {
+  static const bool enabled = [] {  // EMBER_CPU_STREAM=0: plain stores only (A/B)
+    const char* env = std::getenv("EMBER_CPU_STREAM");
+    return env == nullptr || std::string(env) != "0";
+  }();
+  std::vector<ValueId> out;
+  const int64_t len = kp.shape[kp.axis];
+  if (!enabled || lanes != SOp::ForLanes || e.desc().workgroup_size != 1 ||
+      kp.axis != kp.shape.rank() - 1 || row_cache_steps(len, 1) == 0) {
+    return out;
+  }
+  for (ValueId o : full_outputs) {
+    const auto& t = g.type(o);
+    if (t.dtype == DType::F32 && t.shape.numel() * 4 >= kCpuStreamBytes) out.push_back(o);
+  }
+  return out;
+}
+
 // The kernel's stored values of the current row: those over the whole row by a `lanes` loop,
 // those of the row itself once (by the workgroup's first thread when it shares the row).
 template <class FullIndex>
@@ -171,11 +197,29 @@ void store_row_outputs(const ir::Graph& g, Emitter& e, const KernelPlan& kp, SOp
     full_outputs.clear();
   }
   if (!full_outputs.empty()) {
+    std::vector<ValueId> streamed = stream_rows(g, e, kp, lanes, full_outputs);
+    std::vector<int> stage;  // per streamed output, its row's array
+    int start = -1;          // the row's first element
+    if (!streamed.empty()) {
+      Index f0 = full_index(e.const_u(0));
+      start = e.linear(f0);
+      for (size_t s = 0; s < streamed.size(); ++s) {
+        stage.push_back(e.declare_array(CType::Float, row_cache_steps(kp.shape[kp.axis], 1)));
+      }
+    }
     int i = e.begin_for(lanes, len);
     Index f = full_index(i);
     int lin = e.linear(f);
-    for (ValueId o : full_outputs) e.store(o, lin, e.value(o, f));
+    for (ValueId o : full_outputs) {
+      auto at = std::find(streamed.begin(), streamed.end(), o);
+      if (at == streamed.end()) {
+        e.store(o, lin, e.value(o, f));
+      } else {
+        e.array_store(stage[at - streamed.begin()], i, e.value(o, f));
+      }
+    }
     e.end();
+    for (size_t s = 0; s < streamed.size(); ++s) e.stream_store(streamed[s], start, stage[s], len);
   }
   if (row_outputs.empty()) return;
   const bool shared = lanes == SOp::ForLanes;

@@ -9,6 +9,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <limits>
 #include <string>
 #include <vector>
@@ -200,6 +202,62 @@ TEST_F(CpuTarget, IntegerDivisionNeverTraps) {
           Tensor<1, Int>::from_data(TensorData(std::vector<int32_t>{3, 0}, Shape{2}), dev).cast(t);
       testing::expect_error([&] { (x / zero).to_data(); }, {"division by zero"});
       testing::expect_error([&] { (x % zero).to_data(); }, {"division by zero"});
+    }
+  }
+}
+
+// The generated sources of the kernels compiled while `body` runs, concatenated.
+template <class Body>
+std::string sources_of(const fs::path& dir, const Body& body) {
+  setenv("EMBER_DUMP", "kernels", 1);
+  setenv("EMBER_DUMP_DIR", dir.c_str(), 1);
+  body();
+  unsetenv("EMBER_DUMP");
+  unsetenv("EMBER_DUMP_DIR");
+  std::string all;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    std::ifstream in(e.path());
+    all.append(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  return all;
+}
+
+// Row outputs of 8 MiB and more go to memory by non-temporal stores from a staged row
+// (kernels/row/family.cc, stream_rows). Rows of 4099 floats start at every alignment, so the
+// stores' plain head and tail run too; softmax and a layer norm against plain loops in double.
+TEST_F(CpuTarget, LargeRowOutputsStreamedPastTheCachesKeepTheirValues) {
+  setenv("EMBER_CPU_COMPILE", "always", 1);
+  const int64_t rows = 520, len = 4099;  // 8.1 MiB of f32
+  TensorData xd = testing::host_uniform({rows, len}, 5);
+  std::vector<float> got_softmax, got_norm;
+  std::string sources = sources_of(dir_ / "dump", [&] {
+    auto x = Tensor<2>::from_data(xd, Device::cpu());
+    got_softmax = activation::softmax(x, 1).to_data().to_vec<float>();
+    auto centered = x - x.mean_dim(1);
+    got_norm =
+        (centered / ((centered * centered).mean_dim(1) + 1e-5).sqrt()).to_data().to_vec<float>();
+  });
+  size_t streams = 0;
+  for (size_t at = sources.find("em_stream_f32(b"); at != std::string::npos;
+       at = sources.find("em_stream_f32(b", at + 1)) {
+    ++streams;
+  }
+  // The softmax's output; the normalisation's, with the intermediates the lambda still held.
+  EXPECT_EQ(streams, 4u) << sources;
+  std::vector<float> xv = xd.to_vec<float>();
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* row = xv.data() + r * len;
+    double max = row[0], sum = 0, mean = 0, var = 0;
+    for (int64_t i = 0; i < len; ++i) max = std::max(max, double(row[i]));
+    for (int64_t i = 0; i < len; ++i) sum += std::exp(double(row[i]) - max), mean += row[i];
+    mean /= len;
+    for (int64_t i = 0; i < len; ++i) var += (row[i] - mean) * (row[i] - mean);
+    var /= len;
+    for (int64_t i = 0; i < len; ++i) {
+      const double p = std::exp(double(row[i]) - max) / sum;
+      ASSERT_NEAR(got_softmax[r * len + i], p, 1e-5 * p + 1e-12) << r << ", " << i;
+      const double n = (row[i] - mean) / std::sqrt(var + 1e-5);
+      ASSERT_NEAR(got_norm[r * len + i], n, 2e-5 * (1 + std::fabs(n))) << r << ", " << i;
     }
   }
 }
