@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <set>
 #include <span>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -533,6 +535,14 @@ class Cpp final : public Dialect {
 };
 
 }  // namespace
+
+bool cpu_stream_stores() {
+  static const bool enabled = [] {
+    const char* env = std::getenv("EMBER_CPU_STREAM");
+    return env == nullptr || std::string(env) != "0";
+  }();
+  return enabled;
+}
 
 std::string cpp_entry(const KernelDesc& k, int index) {
   std::string entry = absl::StrCat("ember_k", index, "_");

@@ -14,6 +14,10 @@ namespace ember::jit {
 // order (then the error words where the kernel checks), wg this call's workgroup of nwg.
 using CpuKernelFn = void (*)(const unsigned* P, void* const* B, unsigned wg, unsigned nwg);
 
+// Whether row kernels write their large f32 outputs by non-temporal stores (kernels/row,
+// SOp::StreamStore); EMBER_CPU_STREAM=0 turns it off (for comparisons).
+bool cpu_stream_stores();
+
 // The entry point of kernel `index` of a translation unit.
 std::string cpp_entry(const KernelDesc& k, int index);
 

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "jit/codegen/cpp_source.h"
 #include "kernels/row/split_reductions.h"
 #include "kernels/row/tuning.h"
 
@@ -164,13 +165,9 @@ void reduce_row(const ir::Graph& g, Emitter& e, ValueId r, SOp lanes, int len,
 // (within L1) and then streamed to memory (Emitter::stream_store).
 std::vector<ValueId> stream_rows(const ir::Graph& g, Emitter& e, const KernelPlan& kp, SOp lanes,
                                  const std::vector<ValueId>& full_outputs) {
-  static const bool enabled = [] {  // EMBER_CPU_STREAM=0: plain stores only (A/B)
-    const char* env = std::getenv("EMBER_CPU_STREAM");
-    return env == nullptr || std::string(env) != "0";
-  }();
   std::vector<ValueId> out;
   const int64_t len = kp.shape[kp.axis];
-  if (!enabled || lanes != SOp::ForLanes || e.desc().workgroup_size != 1 ||
+  if (!cpu_stream_stores() || lanes != SOp::ForLanes || e.desc().workgroup_size != 1 ||
       kp.axis != kp.shape.rank() - 1 || row_cache_steps(len, 1) == 0) {
     return out;
   }
