@@ -333,9 +333,10 @@ class Cpp final : public Dialect {
   // One thread per workgroup: the step is the row element, and the loop ends at the row's
   // length (no step past it, so the loop vectorises like any other lanes loop).
   std::string for_cached_lanes(const std::string& var, const std::string& step,
-                               const std::string& count, int) const override {
-    return absl::StrCat("for (uint ", step, " = 0u; ", step, " < ", count, "; ++", step,
-                        ") { uint ", var, " = ", step, "; {");
+                               const std::string& start, const std::string& count,
+                               int) const override {
+    return absl::StrCat("for (uint ", step, " = ", start.empty() ? "0u" : start, "; ", step, " < ",
+                        count, "; ++", step, ") { uint ", var, " = ", step, "; {");
   }
   // The row's accumulation vectorised: partial results per lane, combined after the loop (sums
   // in another order than one thread's, as every GPU's workgroup reduction does).
@@ -355,31 +356,39 @@ class Cpp final : public Dialect {
   // GCC 12 also miscompiles (or fails on) such loops when their index arithmetic divides
   // (directly or by a multiply-high), takes remainders of or clamps (selects between) unsigned
   // indices: those stay scalar.
+  // A Reduce with code kPlainExtreme accumulates max/min by the plain comparison (GCC 12 leaves
+  // a loop with the declared em_max and another reduction scalar); its kernel tracks NaN
+  // separately.
   std::string lanes_prefix(const KernelDesc& k, std::span<const Stmt> loop,
-                           const Stmt* after) const override {
-    if (after == nullptr || (after->op != SOp::Reduce && after->op != SOp::ArgReduce)) return "";
-    if (after->op == SOp::ArgReduce || index_math(k, loop, /*division=*/true)) return "";
-    const Stmt& r = *after;
-    const char* op = nullptr;
-    const bool floating = r.type == CType::Float || r.type == CType::Double;
-    switch (r.fn) {
-      case ir::ReduceFn::Sum:
-        op = "+";
-        break;
-      case ir::ReduceFn::Prod:
-        op = "*";
-        break;
-      case ir::ReduceFn::Max:
-        op = floating ? "em_max" : "max";
-        break;
-      case ir::ReduceFn::Min:
-        op = floating ? "em_min" : "min";
-        break;
-      default:
-        return "";
+                           std::span<const Stmt> after) const override {
+    // (The loop's own bounds are not index arithmetic of its body: a chunk of a row ends at
+    // a clamped index.)
+    if (after.empty() || index_math(k, loop.subspan(1), /*division=*/true)) return "";
+    std::string clauses;
+    for (const Stmt& r : after) {
+      if (r.op != SOp::Reduce || r.type == CType::Bool) return "";
+      const char* op = nullptr;
+      const bool floating = r.type == CType::Float || r.type == CType::Double;
+      const bool plain = !floating || r.code == kPlainExtreme;
+      switch (r.fn) {
+        case ir::ReduceFn::Sum:
+          op = "+";
+          break;
+        case ir::ReduceFn::Prod:
+          op = "*";
+          break;
+        case ir::ReduceFn::Max:
+          op = plain ? "max" : "em_max";
+          break;
+        case ir::ReduceFn::Min:
+          op = plain ? "min" : "em_min";
+          break;
+        default:
+          return "";
+      }
+      absl::StrAppend(&clauses, clauses.empty() ? "" : " ", "reduction(", op, ":x", r.var, ")");
     }
-    if (r.type == CType::Bool) return "";
-    return absl::StrCat("_Pragma(\"omp simd reduction(", op, ":x", r.var, ")\") ");
+    return absl::StrCat("_Pragma(\"omp simd ", clauses, "\") ");
   }
   // Whether the loop's integer arithmetic selects between values (or, with `division`, divides
   // or takes remainders).

@@ -181,9 +181,16 @@ void Emitter::assign(int var_id, int value) {
   push_stmt(s);
 }
 
+int Emitter::begin_lanes_from(int start, int end) {
+  if (row_cache_steps_ <= 0) throw std::logic_error("begin_lanes_from: no row cache");
+  int lane = begin_for(SOp::ForLanes, end);
+  k_.body.back().index = start;
+  return lane;
+}
+
 int Emitter::begin_for(SOp kind, int count, int unroll) {
   if (kind == SOp::ForLanes && row_cache_steps_ > 0) {
-    if (lanes_loop_ < 0) row_scope_pos_ = k_.body.size();
+    if (lanes_loop_ < 0 && !row_scope_marked_) row_scope_pos_ = k_.body.size();
     ++lanes_loop_;
     int id = k_.num_vars++;
     int step = k_.num_vars++;
@@ -198,6 +205,7 @@ int Emitter::begin_for(SOp kind, int count, int unroll) {
   }
   if (kind == SOp::ForRows) {
     lanes_loop_ = -1;
+    row_scope_marked_ = false;
     row_cache_.clear();
   }
   int id = k_.num_vars++;
@@ -247,11 +255,12 @@ void Emitter::array_store(int array, int index, int value) {
   push_stmt(s);
 }
 
-void Emitter::stream_store(ValueId v, int start, int array, int count) {
+void Emitter::stream_store(ValueId v, int start, int array, int count, int array_offset) {
   if (g_.type(v).dtype != DType::F32) throw std::logic_error("stream_store: f32 outputs only");
   Stmt s{SOp::StreamStore, count};
   s.index = start;
   s.var = array;
+  if (array_offset >= 0) s.args = {array_offset};
   s.buffer = binding(v, true);
   push_stmt(s);
 }
@@ -452,6 +461,12 @@ Emitter::CachedRow& Emitter::row_array(ValueId v, CType t) {
   decl.code = row_cache_steps_;
   k_.body.insert(k_.body.begin() + static_cast<std::ptrdiff_t>(row_scope_pos_), decl);
   return row_cache_.emplace(v, CachedRow{array, lanes_loop_}).first->second;
+}
+
+int Emitter::reserve_row_array(ValueId v, CType t) {
+  CachedRow& row = row_array(v, t);
+  row.filled_in = lanes_loop_ + 1;
+  return row.array;
 }
 
 // A value of cached_values_ at a row element: computed and kept by the first lanes loop that

@@ -106,6 +106,19 @@ class Emitter {
   // Returns the loop variable's expression. ForGrid may process `unroll` elements per thread per
   // step (independent loads in flight).
   int begin_for(SOp kind, int count, int unroll = 1);
+  // A cached-row lanes loop over [start, end) (the CPU target's chunks of a row): its variable
+  // and step are the row element.
+  int begin_lanes_from(int start, int end);
+  // Row arrays (the row cache) are declared at statement position `at` in this row's kernel,
+  // not before the row's first lanes loop (that loop is inside a chunk loop; or `at` is before
+  // the row loop, so that an array keeps its contents from one row to the next).
+  void mark_row_scope(size_t at) {
+    row_scope_pos_ = at;
+    row_scope_marked_ = true;
+  }
+  // The row array of cached value v (cache_row_values), declared now; the next lanes loop
+  // fills it.
+  int reserve_row_array(ir::ValueId v, CType t);
   // Row kernels: lanes loops with `steps` fixed steps whose loads of the row are kept in
   // per-thread arrays, so the row is read from memory once however many passes use it.
   // `loads` false: only the values named by cache_row_values are kept (the CPU target, whose
@@ -127,7 +140,8 @@ class Emitter {
   // where the CPU has them: an output larger than the caches is then not read into them first
   // (write-allocate), which costs a third of a copy's memory traffic and evicts what the kernel
   // reuses. The CPU target only.
-  void stream_store(ir::ValueId v, int start, int array, int count);
+  // `array_offset` (an expression, -1 for none): where in `array` the elements start.
+  void stream_store(ir::ValueId v, int start, int array, int count, int array_offset = -1);
   void barrier();
   void error_if(int cond, ErrorSite site, int value, int limit);
 
@@ -196,9 +210,10 @@ class Emitter {
   int row_cache_steps_ = 0;
   bool cache_row_loads_ = true;
   std::set<ir::ValueId> cached_values_;
-  int lane_step_ = -1;        // the current cached lanes loop's step index (an expr), or -1
-  int lanes_loop_ = -1;       // which cached lanes loop we are in (counts up)
-  size_t row_scope_pos_ = 0;  // where array declarations go: before the first lanes loop
+  int lane_step_ = -1;             // the current cached lanes loop's step index (an expr), or -1
+  int lanes_loop_ = -1;            // which cached lanes loop we are in (counts up)
+  size_t row_scope_pos_ = 0;       // where array declarations go: before the first lanes loop
+  bool row_scope_marked_ = false;  // mark_row_scope set row_scope_pos_ for this row
   std::map<ir::ValueId, CachedRow> row_cache_;
   std::set<ir::ValueId> read_elsewhere_;
   std::map<ir::ValueId, int> provided_;

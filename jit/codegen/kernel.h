@@ -82,12 +82,16 @@ enum class SOp : uint8_t {
                 // (bits 3-4, ir::AttentionMode), and bit kAttentionWithLseBit: the output
                 // mode's kernel also writes the log-sum-exp (one more buffer after the output;
                 // its offset is the last arg). CUDA only.
-  StreamStore,  // buffer[index expr + i] = array `var`[i] for i in [0, expr): a row staged in a
-                // per-thread array, stored past the caches (the CPU target only; see
-                // Emitter::stream_store)
+  StreamStore,  // buffer[index expr + i] = array `var`[args[0] + i] (args[0]: 0 when absent) for
+                // i in [0, expr): a row staged in a per-thread array, stored past the caches
+                // (the CPU target only; see Emitter::stream_store)
 };
 
 inline constexpr int kAttentionWithLseBit = 6;
+
+// Stmt::code of a Reduce whose max or min was accumulated by the plain comparison (acc > x ?
+// acc : x), NaN tracked apart by its kernel (the CPU target's pipelined rows).
+inline constexpr int kPlainExtreme = 1;
 
 // The configuration of an MmaTile statement: a block of (warps_m * frags_m * 16) x
 // (warps_n * frags_n * 8) outputs, accumulated in f32 over K through a `stages`-deep pipeline of
@@ -148,7 +152,7 @@ struct MmaShape : MmaTile {
 struct Stmt {
   SOp op;
   int expr = -1;    // Let, DeclVar, Assign, Store(value), If(cond), For*(count), Error(cond)
-  int index = -1;   // Store: element index expr; Error: offending value
+  int index = -1;   // Store: element index expr; Error: offending value; ForLanes: start (CPU)
   int limit = -1;   // Error: the bound
   int var = -1;     // DeclVar/Assign/For*/Reduce/ArgReduce
   int var2 = -1;    // ArgReduce: the index variable

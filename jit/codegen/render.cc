@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <stdexcept>
 
 #include "absl/strings/str_cat.h"
 #include "ir/error.h"
@@ -31,8 +32,13 @@ class Renderer {
       }
       if (s.op == SOp::ForLanes) {
         const size_t end = loop_end(i);
-        const Stmt* after = end + 1 < k_.body.size() ? &k_.body[end + 1] : nullptr;
-        line = d_.lanes_prefix(k_, std::span(k_.body).subspan(i, end - i + 1), after) + line;
+        size_t reduces = end + 1;
+        while (reduces < k_.body.size() &&
+               (k_.body[reduces].op == SOp::Reduce || k_.body[reduces].op == SOp::ArgReduce))
+          ++reduces;
+        line = d_.lanes_prefix(k_, std::span(k_.body).subspan(i, end - i + 1),
+                               std::span(k_.body).subspan(end + 1, reduces - end - 1)) +
+               line;
       }
       if (!line.empty()) out += std::string(2 * depth, ' ') + line + "\n";
       if (opens(s.op)) {
@@ -313,9 +319,11 @@ class Renderer {
                             " += ", d_.builtin(Builtin::NumWorkgroups), ") {");
       case SOp::ForLanes:
         if (s.code > 0) {
-          if (std::string own = d_.for_cached_lanes(var(s.var), var(s.var2), ref(s.expr), s.code);
+          if (std::string own = d_.for_cached_lanes(
+                  var(s.var), var(s.var2), s.index >= 0 ? ref(s.index) : "", ref(s.expr), s.code);
               !own.empty())
             return own;
+          if (s.index >= 0) throw std::logic_error("a lanes loop from a start: the CPU target's");
           // A fixed number of steps (unrolled), so per-step arrays stay in registers.
           std::string j = var(s.var2);
           return absl::StrCat(d_.unroll(), "for (uint ", j, " = 0u; ", j, " < ", s.code, "u; ++", j,
@@ -351,7 +359,10 @@ class Renderer {
       case SOp::ArrayStore:
         return absl::StrCat(var(s.var), "[", ref(s.index), "] = ", ref(s.expr), ";");
       case SOp::StreamStore:
-        return d_.stream_store(k_, s.buffer, ref(s.index), var(s.var), ref(s.expr));
+        return d_.stream_store(
+            k_, s.buffer, ref(s.index),
+            s.args.empty() ? var(s.var) : absl::StrCat(var(s.var), " + ", ref(s.args[0])),
+            ref(s.expr));
       case SOp::SharedStore:
         return absl::StrCat(d_.shared_name(s.buffer), "[", ref(s.index), "] = ", ref(s.expr), ";");
       case SOp::MmaTile: {

@@ -45,9 +45,11 @@ class Dialect {
   }
   // The opening of a ForLanes loop of a fixed number of `steps` (a row cached in per-thread
   // arrays indexed by `step`) over [0, count), closed with "}}"; "" for the GPU form (every step
-  // tested against count).
+  // tested against count). A `start` other than "" (the CPU target's chunks of a row,
+  // Stmt::index) makes it [start, count).
   virtual std::string for_cached_lanes(const std::string& var, const std::string& step,
-                                       const std::string& count, int steps) const {
+                                       const std::string& start, const std::string& count,
+                                       int steps) const {
     return "";
   }
   // Put before a ForGrid loop: `loop` holds its statements from the loop's own to its End.
@@ -55,10 +57,10 @@ class Dialect {
     return "";
   }
   // Put before a ForLanes loop (a target whose workgroup is one thread may vectorise it):
-  // `loop` holds its statements from the loop's own to its End, `after` the statement after
-  // it (a Reduce or ArgReduce finishing the loop's accumulation) or nullptr.
+  // `loop` holds its statements from the loop's own to its End, `after` the Reduce and
+  // ArgReduce statements right after it (finishing the loop's accumulations), maybe none.
   virtual std::string lanes_prefix(const KernelDesc& k, std::span<const Stmt> loop,
-                                   const Stmt* after) const {
+                                   std::span<const Stmt> after) const {
     return "";
   }
   virtual std::string global_id() const = 0;

@@ -249,7 +249,190 @@ RowIndex row_index(Emitter& e, const KernelPlan& kp, const Shape& reduced, int r
   return {row_idx, element};
 }
 
+// The CPU target's rows as a pipeline, where one thread takes its rows in order: the next row's
+// first reduction is taken inside this row's last reduction loop, whose chunks also stream the
+// previous row's outputs out (past the caches, from a stage the output loop fills after the
+// chunks). Each row's loads from memory and the previous row's stores then overlap this row's
+// arithmetic instead of each pass waiting for memory in turn (scripts/kernel-lab/cpu_softmax).
+// For kernels whose outputs are all streamed full rows, with two or more f32 reductions, the
+// first a sum, max or min, the last a sum.
+constexpr int kPipelineChunk = 512;
+
+bool pipelines_rows(const ir::Graph& g, Emitter& e, const KernelPlan& kp) {
+  if (e.desc().workgroup_size != 1 || !kp.totals.empty() || kp.reductions.size() < 2) return false;
+  if (row_cache_steps(kp.shape[kp.axis], 1) == 0 || kp.outputs.empty()) return false;
+  const ReduceFn first = g.node(kp.reductions.front()).get<ir::ReduceAttrs>().fn;
+  const ReduceFn last = g.node(kp.reductions.back()).get<ir::ReduceAttrs>().fn;
+  if (first != ReduceFn::Sum && first != ReduceFn::Max && first != ReduceFn::Min) return false;
+  if (last != ReduceFn::Sum) return false;
+  for (ValueId r : {kp.reductions.front(), kp.reductions.back()}) {
+    if (compute_type(g.type(g.node(r).inputs[0]).dtype) != CType::Float) return false;
+  }
+  for (ValueId o : kp.outputs)
+    if (g.type(o).shape != kp.shape) return false;
+  return stream_rows(g, e, kp, SOp::ForLanes, kp.outputs).size() == kp.outputs.size();
+}
+
+struct RowPipeline {
+  ValueId first, last;
+  ReduceFn first_fn;
+  int len;
+  std::vector<int> stages;  // per output, the previous row's values
+  int prev_start, have_prev;
+};
+
+// The first reduction of a row by a plain loop, combined into variable `acc`.
+template <class FullIndex>
+void first_reduction_alone(const ir::Graph& g, Emitter& e, const RowPipeline& p, int acc,
+                           const FullIndex& element) {
+  int j = e.begin_for(SOp::ForSeq, p.len);
+  int x = e.cast(e.value(g.node(p.first).inputs[0], element(j)), CType::Float);
+  e.assign(acc, combine(e, p.first_fn, e.var(acc, CType::Float), x));
+  e.end();
+}
+
+// The last reduction of the current row in chunks; each chunk also streams that chunk of the
+// previous row's outputs, then takes the next row's first reduction over it (into
+// `next_first`). A max or min there is the plain comparison, which vectorises beside the sum
+// (the NaN-winning one keeps GCC 12's loop scalar); a sum of the same elements tells whether
+// one was NaN (or infinities of both signs), and then the row's is taken again by a plain loop.
+int last_reduction_in_chunks(const ir::Graph& g, Emitter& e, const KernelPlan& kp,
+                             const RowPipeline& p, const RowIndex& row, const RowIndex& next,
+                             int next_first) {
+  const bool extreme = p.first_fn != ReduceFn::Sum;
+  const CType f32 = CType::Float;
+  ValueId in_first = g.node(p.first).inputs[0], in_last = g.node(p.last).inputs[0];
+  int acc = e.new_var(f32, identity(e, ReduceFn::Sum, f32));
+  int probe = extreme ? e.new_var(f32, identity(e, ReduceFn::Sum, f32)) : -1;
+  int chunks = e.bin(BinaryFn::Div, e.bin(BinaryFn::Add, p.len, e.const_u(kPipelineChunk - 1)),
+                     e.const_u(kPipelineChunk));
+  int c = e.begin_for(SOp::ForSeq, chunks);
+  int from = e.bin(BinaryFn::Mul, c, e.const_u(kPipelineChunk));
+  // (A chunk of a known length where the row is whole chunks: the compiler then drops the
+  // vector loop's remainder.)
+  int to = e.bin(BinaryFn::Add, from, e.const_u(kPipelineChunk));
+  if (kp.shape[kp.axis] % kPipelineChunk != 0) to = e.umin(to, p.len);
+  e.begin_if(e.bin(BinaryFn::Ne, e.var(p.have_prev, CType::Uint), e.const_u(0)));
+  for (size_t s = 0; s < kp.outputs.size(); ++s) {
+    e.stream_store(kp.outputs[s], e.bin(BinaryFn::Add, e.var(p.prev_start, CType::Uint), from),
+                   p.stages[s], e.bin(BinaryFn::Sub, to, from), from);
+  }
+  e.end();
+  int part = e.new_var(f32, identity(e, ReduceFn::Sum, f32));
+  int part_first = e.new_var(f32, identity(e, p.first_fn, f32));
+  int part_probe = extreme ? e.new_var(f32, identity(e, ReduceFn::Sum, f32)) : -1;
+  int i = e.begin_lanes_from(from, to);
+  int x = e.cast(e.value(in_last, row.element(i)), f32);
+  e.assign(part, e.bin(BinaryFn::Add, e.var(part, f32), x));
+  int y = e.cast(e.value(in_first, next.element(i)), f32);
+  int pf = e.var(part_first, f32);
+  if (extreme) {
+    BinaryFn keep = p.first_fn == ReduceFn::Max ? BinaryFn::Gt : BinaryFn::Lt;
+    e.assign(part_first, e.select(e.bin(keep, pf, y), pf, y));
+    e.assign(part_probe, e.bin(BinaryFn::Add, e.var(part_probe, f32), y));
+  } else {
+    e.assign(part_first, e.bin(BinaryFn::Add, pf, y));
+  }
+  e.end();
+  auto reduce = [&](int var, ReduceFn fn, int code) {
+    Stmt s{SOp::Reduce};
+    s.var = var;
+    s.fn = fn;
+    s.type = f32;
+    s.code = code;
+    e.desc().body.push_back(s);
+  };
+  reduce(part, ReduceFn::Sum, 0);
+  reduce(part_first, p.first_fn, extreme ? kPlainExtreme : 0);
+  if (extreme) reduce(part_probe, ReduceFn::Sum, 0);
+  e.assign(acc, e.bin(BinaryFn::Add, e.var(acc, f32), e.var(part, f32)));
+  e.assign(next_first, combine(e, p.first_fn, e.var(next_first, f32), e.var(part_first, f32)));
+  if (extreme) e.assign(probe, e.bin(BinaryFn::Add, e.var(probe, f32), e.var(part_probe, f32)));
+  e.end();
+  if (extreme) {
+    e.begin_if(e.un(UnaryFn::IsNan, e.var(probe, f32)));
+    e.assign(next_first, identity(e, p.first_fn, f32));
+    first_reduction_alone(g, e, p, next_first, next.element);
+    e.end();
+  }
+  return acc;
+}
+
+void lower_row_pipelined(const ir::Graph& g, Emitter& e, const KernelPlan& kp,
+                         KernelGeometry& out) {
+  const CType f32 = CType::Float;
+  Shape reduced = kp.shape;
+  reduced[kp.axis] = 1;
+  RowPipeline p;
+  p.first = kp.reductions.front();
+  p.last = kp.reductions.back();
+  p.first_fn = g.node(p.first).get<ir::ReduceAttrs>().fn;
+  const int steps = row_cache_steps(kp.shape[kp.axis], 1);
+  e.enable_row_cache(steps, /*loads=*/false);
+  e.cache_row_values(reused_reduction_inputs(g, kp));
+  int rows = e.numel_param(reduced, "rows");
+  p.len = e.size_param(kp.shape, kp.axis, "row");
+  // What crosses rows: the next row's first reduction, and the previous row's outputs.
+  int carry = e.new_var(f32, identity(e, p.first_fn, f32));
+  int have_carry = e.new_var(CType::Uint, e.const_u(0));
+  // A single output computed from the last reduction's cached input (softmax: exp(x - max) /
+  // sum) is staged in place in that value's row array; other outputs get arrays of their own.
+  const std::set<ValueId> cached = reused_reduction_inputs(g, kp);
+  const ValueId in_last = g.node(p.last).inputs[0];
+  const bool in_place =
+      kp.outputs.size() == 1 && kp.reductions.size() == 2 && cached == std::set<ValueId>{in_last};
+  if (!in_place) {
+    for (size_t s = 0; s < kp.outputs.size(); ++s) p.stages.push_back(e.declare_array(f32, steps));
+  }
+  p.prev_start = e.new_var(CType::Uint, e.const_u(0));
+  p.have_prev = e.new_var(CType::Uint, e.const_u(0));
+  // Row arrays before the row loop: the in-place stage keeps a row's outputs into the next.
+  const size_t before_rows = e.desc().body.size();
+  int row = e.begin_for(SOp::ForRows, rows);
+  e.mark_row_scope(before_rows);
+  RowIndex ri = row_index(e, kp, reduced, row, /*row_lane=*/true);
+  // row + 1, or row itself at the last row: a step between constants (a select between indices
+  // would read as index clamping and keep the loops scalar: Cpp::index_math).
+  int step = e.select(e.bin(BinaryFn::Lt, e.bin(BinaryFn::Add, row, e.const_u(1)), rows),
+                      e.const_u(1), e.const_u(0));
+  RowIndex ni = row_index(e, kp, reduced, e.bin(BinaryFn::Add, row, step), /*row_lane=*/false);
+  // The first reduction: carried from the previous row, or (a thread's first row) taken now.
+  int first = e.new_var(f32, e.var(carry, f32));
+  e.begin_if(e.bin(BinaryFn::Eq, e.var(have_carry, CType::Uint), e.const_u(0)));
+  first_reduction_alone(g, e, p, first, ri.element);
+  e.end();
+  e.provide(p.first, e.cast(e.var(first, f32), compute_type(g.type(p.first).dtype)));
+  // (Its row's outputs stream out of it in a chunk before the last reduction's loop refills
+  // that chunk; the output loop reads each element before it writes it.)
+  if (in_place) p.stages.push_back(e.reserve_row_array(in_last, f32));
+  for (size_t k = 1; k + 1 < kp.reductions.size(); ++k)
+    reduce_row(g, e, kp.reductions[k], SOp::ForLanes, p.len, ri.element);
+  int next_first = e.new_var(f32, identity(e, p.first_fn, f32));
+  int last = last_reduction_in_chunks(g, e, kp, p, ri, ni, next_first);
+  e.provide(p.last, e.cast(e.var(last, f32), compute_type(g.type(p.last).dtype)));
+  e.assign(carry, e.var(next_first, f32));
+  e.assign(have_carry, e.const_u(1));
+  // This row's outputs into the stage (its previous contents went out in the chunks).
+  int i = e.begin_for(SOp::ForLanes, p.len);
+  Index f = ri.element(i);
+  for (size_t s = 0; s < kp.outputs.size(); ++s)
+    e.array_store(p.stages[s], i, e.value(kp.outputs[s], f));
+  e.end();
+  Index f0 = ri.element(e.const_u(0));
+  e.assign(p.prev_start, e.linear(f0));
+  e.assign(p.have_prev, e.const_u(1));
+  e.end();
+  // The last row's outputs.
+  e.begin_if(e.bin(BinaryFn::Ne, e.var(p.have_prev, CType::Uint), e.const_u(0)));
+  for (size_t s = 0; s < kp.outputs.size(); ++s)
+    e.stream_store(kp.outputs[s], e.var(p.prev_start, CType::Uint), p.stages[s], p.len);
+  e.end();
+  out.work_items = static_cast<uint64_t>(reduced.numel());
+  out.per_row = true;
+}
+
 void lower_row(const ir::Graph& g, Emitter& e, const KernelPlan& kp, KernelGeometry& out) {
+  if (pipelines_rows(g, e, kp)) return lower_row_pipelined(g, e, kp, out);
   Shape reduced = kp.shape;
   reduced[kp.axis] = 1;
   const int workgroup = static_cast<int>(e.desc().workgroup_size);
