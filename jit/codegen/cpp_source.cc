@@ -191,6 +191,28 @@ EM_INLINE float log_f(float x) {
   r = isinf(x) && x > 0.0f ? x : r;
   return isnan(x) ? x : r;
 }
+// erf_f of the shared stand-ins (math_standins.cc), the same bits, in fewer vector
+// instructions (gelu's loop: 40 -> 34 per 16 elements with AVX-512): its clamps and the selects
+// to +-1 let a NaN through (compares with NaN are false), so no NaN select at the end. The
+// shared text keeps the explicit test: GPU compilers may assume compares see no NaN.
+EM_INLINE float erf_c(float x) {
+  float c = x < -3.92f ? -3.92f : x;
+  c = c > 3.92f ? 3.92f : c;
+  float t = c * c;
+  float p = __builtin_fmaf(1.9107960372e-08f, t, -1.9419076435e-06f);
+  p = __builtin_fmaf(p, t, 1.4723811135e-04f);
+  p = __builtin_fmaf(p, t, 3.9890201897e-03f);
+  p = __builtin_fmaf(p, t, 5.1520335251e-02f);
+  p = __builtin_fmaf(p, t, 2.0709252870e-01f);
+  p = __builtin_fmaf(p, t, 1.1283790946e+00f);
+  float q = __builtin_fmaf(1.0206985166e-03f, t, 1.4955083324e-02f);
+  q = __builtin_fmaf(q, t, 1.1795701179e-01f);
+  q = __builtin_fmaf(q, t, 5.1686223346e-01f);
+  q = __builtin_fmaf(q, t, 1.0000000000e+00f);
+  float y = c * p / q;
+  y = x >= 3.92f ? 1.0f : y;
+  return x <= -3.92f ? -1.0f : y;
+}
 #define EM_FN EM_INLINE
 #define EM_F(x) x##f
 #define TWO_PI_D 6.283185307179586
@@ -536,7 +558,7 @@ class Cpp final : public Dialect {
       case UnaryFn::Cosh:
         return lib("cosh");
       case UnaryFn::Erf:
-        return standin("erf");
+        return dbl ? lib("erf") : absl::StrCat("erf_c(", a, ")");
       default:
         return a;
     }
