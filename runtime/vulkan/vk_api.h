@@ -58,6 +58,7 @@ namespace ember::runtime::vk {
   X(vkCreateFence)                 \
   X(vkDestroyFence)                \
   X(vkWaitForFences)               \
+  X(vkGetFenceStatus)              \
   X(vkResetFences)                 \
   X(vkQueueSubmit)                 \
   X(vkDeviceWaitIdle)              \
