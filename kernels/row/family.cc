@@ -255,7 +255,9 @@ RowIndex row_index(Emitter& e, const KernelPlan& kp, const Shape& reduced, int r
 // chunks). Each row's loads from memory and the previous row's stores then overlap this row's
 // arithmetic instead of each pass waiting for memory in turn (scripts/kernel-lab/cpu_softmax).
 // For kernels whose outputs are all streamed full rows, with two or more f32 reductions, the
-// first a sum, max or min, the last a sum.
+// first a max or min, the last a sum: the softmax kind, whose last loop's exp is heavy enough
+// to hide memory behind. (A layer norm, first a sum, measured slower pipelined: its passes are
+// light, and the pipeline's stage and chunked reductions cost more than the overlap gains.)
 constexpr int kPipelineChunk = 512;
 
 bool pipelines_rows(const ir::Graph& g, Emitter& e, const KernelPlan& kp) {
@@ -263,7 +265,7 @@ bool pipelines_rows(const ir::Graph& g, Emitter& e, const KernelPlan& kp) {
   if (row_cache_steps(kp.shape[kp.axis], 1) == 0 || kp.outputs.empty()) return false;
   const ReduceFn first = g.node(kp.reductions.front()).get<ir::ReduceAttrs>().fn;
   const ReduceFn last = g.node(kp.reductions.back()).get<ir::ReduceAttrs>().fn;
-  if (first != ReduceFn::Sum && first != ReduceFn::Max && first != ReduceFn::Min) return false;
+  if (first != ReduceFn::Max && first != ReduceFn::Min) return false;
   if (last != ReduceFn::Sum) return false;
   for (ValueId r : {kp.reductions.front(), kp.reductions.back()}) {
     if (compute_type(g.type(g.node(r).inputs[0]).dtype) != CType::Float) return false;
@@ -293,17 +295,16 @@ void first_reduction_alone(const ir::Graph& g, Emitter& e, const RowPipeline& p,
 
 // The last reduction of the current row in chunks; each chunk also streams that chunk of the
 // previous row's outputs, then takes the next row's first reduction over it (into
-// `next_first`). A max or min there is the plain comparison, which vectorises beside the sum
+// `next_first`). The max or min there is the plain comparison, which vectorises beside the sum
 // (the NaN-winning one keeps GCC 12's loop scalar); a sum of the same elements tells whether
 // one was NaN (or infinities of both signs), and then the row's is taken again by a plain loop.
 int last_reduction_in_chunks(const ir::Graph& g, Emitter& e, const KernelPlan& kp,
                              const RowPipeline& p, const RowIndex& row, const RowIndex& next,
                              int next_first) {
-  const bool extreme = p.first_fn != ReduceFn::Sum;
   const CType f32 = CType::Float;
   ValueId in_first = g.node(p.first).inputs[0], in_last = g.node(p.last).inputs[0];
   int acc = e.new_var(f32, identity(e, ReduceFn::Sum, f32));
-  int probe = extreme ? e.new_var(f32, identity(e, ReduceFn::Sum, f32)) : -1;
+  int probe = e.new_var(f32, identity(e, ReduceFn::Sum, f32));
   int chunks = e.bin(BinaryFn::Div, e.bin(BinaryFn::Add, p.len, e.const_u(kPipelineChunk - 1)),
                      e.const_u(kPipelineChunk));
   int c = e.begin_for(SOp::ForSeq, chunks);
@@ -320,19 +321,15 @@ int last_reduction_in_chunks(const ir::Graph& g, Emitter& e, const KernelPlan& k
   e.end();
   int part = e.new_var(f32, identity(e, ReduceFn::Sum, f32));
   int part_first = e.new_var(f32, identity(e, p.first_fn, f32));
-  int part_probe = extreme ? e.new_var(f32, identity(e, ReduceFn::Sum, f32)) : -1;
+  int part_probe = e.new_var(f32, identity(e, ReduceFn::Sum, f32));
   int i = e.begin_lanes_from(from, to);
   int x = e.cast(e.value(in_last, row.element(i)), f32);
   e.assign(part, e.bin(BinaryFn::Add, e.var(part, f32), x));
   int y = e.cast(e.value(in_first, next.element(i)), f32);
   int pf = e.var(part_first, f32);
-  if (extreme) {
-    BinaryFn keep = p.first_fn == ReduceFn::Max ? BinaryFn::Gt : BinaryFn::Lt;
-    e.assign(part_first, e.select(e.bin(keep, pf, y), pf, y));
-    e.assign(part_probe, e.bin(BinaryFn::Add, e.var(part_probe, f32), y));
-  } else {
-    e.assign(part_first, e.bin(BinaryFn::Add, pf, y));
-  }
+  BinaryFn keep = p.first_fn == ReduceFn::Max ? BinaryFn::Gt : BinaryFn::Lt;
+  e.assign(part_first, e.select(e.bin(keep, pf, y), pf, y));
+  e.assign(part_probe, e.bin(BinaryFn::Add, e.var(part_probe, f32), y));
   e.end();
   auto reduce = [&](int var, ReduceFn fn, int code) {
     Stmt s{SOp::Reduce};
@@ -343,18 +340,16 @@ int last_reduction_in_chunks(const ir::Graph& g, Emitter& e, const KernelPlan& k
     e.desc().body.push_back(s);
   };
   reduce(part, ReduceFn::Sum, 0);
-  reduce(part_first, p.first_fn, extreme ? kPlainExtreme : 0);
-  if (extreme) reduce(part_probe, ReduceFn::Sum, 0);
+  reduce(part_first, p.first_fn, kPlainExtreme);
+  reduce(part_probe, ReduceFn::Sum, 0);
   e.assign(acc, e.bin(BinaryFn::Add, e.var(acc, f32), e.var(part, f32)));
   e.assign(next_first, combine(e, p.first_fn, e.var(next_first, f32), e.var(part_first, f32)));
-  if (extreme) e.assign(probe, e.bin(BinaryFn::Add, e.var(probe, f32), e.var(part_probe, f32)));
+  e.assign(probe, e.bin(BinaryFn::Add, e.var(probe, f32), e.var(part_probe, f32)));
   e.end();
-  if (extreme) {
-    e.begin_if(e.un(UnaryFn::IsNan, e.var(probe, f32)));
-    e.assign(next_first, identity(e, p.first_fn, f32));
-    first_reduction_alone(g, e, p, next_first, next.element);
-    e.end();
-  }
+  e.begin_if(e.un(UnaryFn::IsNan, e.var(probe, f32)));
+  e.assign(next_first, identity(e, p.first_fn, f32));
+  first_reduction_alone(g, e, p, next_first, next.element);
+  e.end();
   return acc;
 }
 

@@ -222,13 +222,13 @@ std::string sources_of(const fs::path& dir, const Body& body) {
   return all;
 }
 
-// Row outputs of 8 MiB and more go to memory by non-temporal stores from a staged row, and
-// rows run as a pipeline: the next row's first reduction inside this row's last one, the
-// previous row's outputs streamed in its chunks (kernels/row/family.cc). Rows of 4099 floats
-// start at every alignment and end in a partial chunk; two threads split the 520 rows at 260,
-// so a thread's first row takes its first reduction alone. NaN and infinities sit in rows on
-// both paths (the pipelined max ignores NaN and checks a sum of the same elements). Softmax
-// and a layer norm against plain loops in double.
+// Row outputs of 8 MiB and more go to memory by non-temporal stores from a staged row, and a
+// softmax's rows run as a pipeline: the next row's max inside this row's sum, the previous
+// row's outputs streamed in its chunks (kernels/row/family.cc). Rows of 4099 floats start at
+// every alignment and end in a partial chunk; two threads split the 520 rows at 260, so a
+// thread's first row takes its max alone. NaN and infinities sit in rows on both paths (the
+// pipelined max ignores NaN and checks a sum of the same elements). Softmax, a layer norm
+// (streamed, not pipelined) and a softmax over a masked sum against plain loops in double.
 TEST_F(CpuTarget, LargeRowsRunAsAPipelineAndStreamTheirOutputsPastTheCaches) {
   setenv("EMBER_CPU_COMPILE", "always", 1);
   const int64_t rows = 520, len = 4099;  // 8.1 MiB of f32
