@@ -45,7 +45,9 @@ std::string describe(const KernelDesc& k) {
                                  "for_grid",    "for_rows", "for_lanes",    "for_seq",
                                  "if",          "end",      "reduce",       "arg_reduce",
                                  "barrier",     "error",    "shared_store", "decl_array",
-                                 "array_store", "mma_tile", "attention"};
+                                 "array_store", "mma_tile", "attention",    "stream_store"};
+  static_assert(sizeof(kStmts) / sizeof(kStmts[0]) == static_cast<size_t>(SOp::StreamStore) + 1,
+                "a name for every statement kind");
   std::string s = absl::StrCat("kernel ", k.name, ": ", k.buffers.size(), " buffers, ",
                                k.num_params, " params, workgroup ", k.workgroup_size, "\n");
   for (const Stmt& st : k.body) {

@@ -206,10 +206,11 @@ TEST_F(CpuTarget, IntegerDivisionNeverTraps) {
   }
 }
 
-// The generated sources of the kernels compiled while `body` runs, concatenated.
+// The generated sources of the kernels compiled while `body` runs and the plans' descriptions
+// (EMBER_DUMP=kernels,plan), concatenated.
 template <class Body>
 std::string sources_of(const fs::path& dir, const Body& body) {
-  setenv("EMBER_DUMP", "kernels", 1);
+  setenv("EMBER_DUMP", "kernels,plan", 1);
   setenv("EMBER_DUMP_DIR", dir.c_str(), 1);
   body();
   unsetenv("EMBER_DUMP");
@@ -259,8 +260,10 @@ TEST_F(CpuTarget, LargeRowsRunAsAPipelineAndStreamTheirOutputsPastTheCaches) {
                      .to_data()
                      .to_vec<float>();
   });
-  // Both kernels streamed their outputs, the softmax's as a pipeline (its plain max).
+  // Both kernels streamed their outputs, the softmax's as a pipeline (its plain max); the
+  // plan dump names the statement.
   EXPECT_NE(sources.find("reduction(max:"), std::string::npos) << sources;
+  EXPECT_NE(sources.find("stream_store"), std::string::npos);
   size_t streamed = 0;
   for (const auto& e : fs::directory_iterator(dir_ / "dump")) {
     std::ifstream in(e.path());
