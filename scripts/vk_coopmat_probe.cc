@@ -68,15 +68,21 @@ const char* scope(int s) {
   }
 }
 
+// The device's entries by a Vulkan two-call query (`get` null: none), each starting as `blank`.
+template <class Entry, class Get>
+std::vector<Entry> query(Get get, VkPhysicalDevice device, const Entry& blank) {
+  if (get == nullptr) return {};
+  uint32_t count = 0;
+  get(device, &count, nullptr);
+  std::vector<Entry> entries(count, blank);
+  get(device, &count, entries.data());
+  return entries;
+}
+
 void list_khr(PFN_vkGetInstanceProcAddr gipa, VkInstance instance, VkPhysicalDevice device) {
   auto get = reinterpret_cast<GetCooperativeMatrixPropertiesKhr>(
       gipa(instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR"));
-  if (get == nullptr) return;
-  uint32_t count = 0;
-  get(device, &count, nullptr);
-  std::vector<CooperativeMatrixPropertiesKhr> entries(count);
-  get(device, &count, entries.data());
-  for (const auto& e : entries) {
+  for (const auto& e : query(get, device, CooperativeMatrixPropertiesKhr{})) {
     std::printf("  KHR %ux%ux%u A=%s B=%s C=%s result=%s scope=%s%s\n", e.m, e.n, e.k,
                 component(e.a_type).c_str(), component(e.b_type).c_str(),
                 component(e.c_type).c_str(), component(e.result_type).c_str(), scope(e.scope),
@@ -87,14 +93,9 @@ void list_khr(PFN_vkGetInstanceProcAddr gipa, VkInstance instance, VkPhysicalDev
 void list_nv(PFN_vkGetInstanceProcAddr gipa, VkInstance instance, VkPhysicalDevice device) {
   auto get = reinterpret_cast<PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV>(
       gipa(instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV"));
-  if (get == nullptr) return;
-  uint32_t count = 0;
-  get(device, &count, nullptr);
   VkCooperativeMatrixPropertiesNV blank{};
   blank.sType = VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_NV;
-  std::vector<VkCooperativeMatrixPropertiesNV> entries(count, blank);
-  get(device, &count, entries.data());
-  for (const auto& e : entries) {
+  for (const auto& e : query(get, device, blank)) {
     std::printf("  NV %ux%ux%u A=%s B=%s C=%s D=%s scope=%s\n", e.MSize, e.NSize, e.KSize,
                 component(e.AType).c_str(), component(e.BType).c_str(), component(e.CType).c_str(),
                 component(e.DType).c_str(), scope(e.scope));
