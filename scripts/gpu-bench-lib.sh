@@ -24,3 +24,18 @@ cuda_tests() {
     --gtest_brief=1 --gtest_filter="$1" 2>&1 |
     grep -E "FAILED|PASSED|tests ran|Failure|rror" | head -20
 }
+
+# fixed_division_ab: the training steps of issues 19, 21 and 27 (conv_block_train,
+# mlp_train_step, transformer_block) on cuda:0 with EMBER_FIXED_DIVISION=1 and 0 alternated
+# twice (medians of 3), then PyTorch's figures for the same steps.
+fixed_division_ab() {
+  local steps='BM_(conv_block_train|mlp_train_step|transformer_block)/fused:1'
+  for fixed in 1 0 1 0; do
+    echo "EMBER_FIXED_DIVISION=$fixed"
+    EMBER_BENCH_GPU=1 EMBER_DEVICE=cuda EMBER_FIXED_DIVISION=$fixed bench "$steps" 150 \
+      --benchmark_min_time=0.1 --benchmark_repetitions=3 --benchmark_report_aggregates_only=true |
+      cut -c1-200
+  done
+  timeout 150 python3 bench/torch_reference.py \
+    --only 'conv_block_train|mlp_train_step|transformer_block' 2>&1 | grep -E '^\{' | tail -8
+}
