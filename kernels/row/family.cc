@@ -1,7 +1,6 @@
 #include "kernels/row/family.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <functional>
 #include <limits>
 #include <set>
@@ -120,6 +119,18 @@ std::set<ValueId> reused_reduction_inputs(const ir::Graph& g, const KernelPlan& 
   return reused;
 }
 
+// Combines the workgroup's partial values of variable `var` after a lanes loop (SOp::Reduce;
+// SOp::ArgReduce with its index variable `var2`); `code` as Stmt::code (kPlainExtreme).
+void push_reduce(Emitter& e, SOp op, int var, int var2, ReduceFn fn, CType t, int code = 0) {
+  Stmt s{op};
+  s.var = var;
+  s.var2 = var2;
+  s.fn = fn;
+  s.type = t;
+  s.code = code;
+  e.desc().body.push_back(s);
+}
+
 // Reduction r over the current row: its elements visited by a `lanes` loop (the workgroup's
 // threads together, or one thread alone) of `len` steps, then combined across the workgroup
 // when its threads shared the row.
@@ -148,12 +159,7 @@ void reduce_row(const ir::Graph& g, Emitter& e, ValueId r, SOp lanes, int len,
   }
   e.end();
   if (lanes == SOp::ForLanes) {
-    Stmt s{arg ? SOp::ArgReduce : SOp::Reduce};
-    s.var = acc;
-    s.var2 = acc_i;
-    s.fn = value_fn;
-    s.type = acc_t;
-    e.desc().body.push_back(s);
+    push_reduce(e, arg ? SOp::ArgReduce : SOp::Reduce, acc, acc_i, value_fn, acc_t);
   }
   CType out_t = compute_type(g.type(r).dtype);
   int result = arg ? e.cast(e.var(acc_i, CType::Uint), out_t) : e.cast(e.var(acc, acc_t), out_t);
@@ -331,17 +337,9 @@ int last_reduction_in_chunks(const ir::Graph& g, Emitter& e, const KernelPlan& k
   e.assign(part_first, e.select(e.bin(keep, pf, y), pf, y));
   e.assign(part_probe, e.bin(BinaryFn::Add, e.var(part_probe, f32), y));
   e.end();
-  auto reduce = [&](int var, ReduceFn fn, int code) {
-    Stmt s{SOp::Reduce};
-    s.var = var;
-    s.fn = fn;
-    s.type = f32;
-    s.code = code;
-    e.desc().body.push_back(s);
-  };
-  reduce(part, ReduceFn::Sum, 0);
-  reduce(part_first, p.first_fn, kPlainExtreme);
-  reduce(part_probe, ReduceFn::Sum, 0);
+  push_reduce(e, SOp::Reduce, part, -1, ReduceFn::Sum, f32);
+  push_reduce(e, SOp::Reduce, part_first, -1, p.first_fn, f32, kPlainExtreme);
+  push_reduce(e, SOp::Reduce, part_probe, -1, ReduceFn::Sum, f32);
   e.assign(acc, e.bin(BinaryFn::Add, e.var(acc, f32), e.var(part, f32)));
   e.assign(next_first, combine(e, p.first_fn, e.var(next_first, f32), e.var(part_first, f32)));
   e.assign(probe, e.bin(BinaryFn::Add, e.var(probe, f32), e.var(part_probe, f32)));
@@ -490,11 +488,7 @@ void lower_thread_rows(const ir::Graph& g, Emitter& e, const KernelPlan& kp, Ker
   }
   e.end();
   for (const Total& t : totals) {
-    Stmt s{SOp::Reduce};
-    s.var = t.acc;
-    s.fn = t.fn;
-    s.type = t.type;
-    e.desc().body.push_back(s);
+    push_reduce(e, SOp::Reduce, t.acc, -1, t.fn, t.type);
     e.provide(t.r, e.cast(e.var(t.acc, t.type), compute_type(g.type(t.r).dtype)));
   }
   if (!after_rows.empty()) {
