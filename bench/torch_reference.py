@@ -77,9 +77,11 @@ def workloads(dev):
         gpt[f"matmul_gpt_{m}x{n}x{k}" + ("_at" if at else "")] = (
             a, rand(k, n, dtype=torch.bfloat16), 2.0 * m * n * k)
 
-    def tf32_matmul():
+    a8k, b8k = rand(8192, 8192), rand(8192, 8192)
+
+    def tf32_matmul(a=a32, b=b32):
         torch.backends.cuda.matmul.allow_tf32 = True
-        c = a32 @ b32
+        c = a @ b
         torch.backends.cuda.matmul.allow_tf32 = False
         return c
 
@@ -96,6 +98,8 @@ def workloads(dev):
         ("adam_64M", lambda: adam(p, grad, m, v), adam, 28.0 * n64, 0),
         ("matmul_4096_f32", lambda: a32 @ b32, None, 0, 2.0 * 4096 ** 3),
         ("matmul_4096_tf32", tf32_matmul, None, 0, 2.0 * 4096 ** 3),
+        ("matmul_8192_f32", lambda: a8k @ b8k, None, 0, 2.0 * 8192 ** 3),
+        ("matmul_8192_tf32", lambda: tf32_matmul(a8k, b8k), None, 0, 2.0 * 8192 ** 3),
         ("matmul_8192_bf16", lambda: a16 @ b16, None, 0, 2.0 * 8192 ** 3),
         ("chain100_1K", lambda: chain(c1k), chain, 0, 0),
     ] + [(name, lambda a=a, b=b: a @ b, None, 0, flops)

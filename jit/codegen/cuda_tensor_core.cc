@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <set>
+#include <string_view>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -12,32 +14,56 @@
 namespace ember::jit {
 namespace {
 
-// Wgmma<N>::op<KIND, TRANS_B>: one m64nNk16 wgmma (f16 or bf16 in, f32 accumulators d[0, N / 2)).
-// The instruction names every accumulator register, so the source is generated per N.
-std::string wgmma_op_source(int n) {
-  const int regs = n / 2;
+// The accumulator list of an m64nN wgmma ("{%0,...}") and its operands (d[0, N / 2)).
+std::pair<std::string, std::string> wgmma_accumulators(int n) {
   std::vector<std::string> names, operands;
-  for (int i = 0; i < regs; ++i) {
+  for (int i = 0; i < n / 2; ++i) {
     names.push_back(absl::StrCat("%", i));
     operands.push_back(absl::StrCat("\"+f\"(d[", i, "])"));
   }
+  return {absl::StrCat("{", absl::StrJoin(names, ","), "}"), absl::StrJoin(operands, ", ")};
+}
+
+// Wgmma<N>::op<KIND, TRANS_B>: one m64nNk16 wgmma (f16 or bf16 in) or m64nNk8 (KIND 2: TF32,
+// K-major operands only, no transpose bits) with f32 accumulators d[0, N / 2), both operands
+// in shared memory. The instruction names every accumulator register, so the source is
+// generated per N.
+std::string wgmma_op_source(int n) {
+  const int regs = n / 2;
+  const auto [names, operands] = wgmma_accumulators(n);
   auto variant = [&](const char* type) {
-    return absl::StrCat("    asm volatile(\"wgmma.mma_async.sync.aligned.m64n", n, "k16.f32.", type,
-                        ".", type, " {", absl::StrJoin(names, ","), "}, %", regs, ", %", regs + 1,
-                        ", 1, 1, 1, 0, %", regs + 2,
-                        ";\\n\"\n      : ", absl::StrJoin(operands, ", "),
-                        "\n      : \"l\"(da), \"l\"(db), \"n\"(TRANS_B));\n");
+    const bool tf32 = std::string_view(type) == "tf32";
+    // scale-d, imm-scale-a, imm-scale-b, then (16-bit types) imm-trans-a and imm-trans-b.
+    const std::string tail = tf32 ? "1, 1, 1" : absl::StrCat("1, 1, 1, 0, %", regs + 2);
+    return absl::StrCat("    asm volatile(\"wgmma.mma_async.sync.aligned.m64n", n,
+                        tf32 ? "k8" : "k16", ".f32.", type, ".", type, " ", names, ", %", regs,
+                        ", %", regs + 1, ", ", tail, ";\\n\"\n      : ", operands,
+                        "\n      : \"l\"(da), \"l\"(db)", tf32 ? "" : ", \"n\"(TRANS_B)", ");\n");
   };
   return absl::StrCat(
       "template <> struct Wgmma<", n, "> {\n", "  template <int KIND, int TRANS_B>\n",
       "  static __device__ __forceinline__ void op(float* d, uint64_t da, uint64_t db) {\n",
-      "  if (KIND == 0)\n", variant("f16"), "  else\n", variant("bf16"), "  }\n};\n");
+      "  if (KIND == 0)\n", variant("f16"), "  else if (KIND == 1)\n", variant("bf16"), "  else\n",
+      variant("tf32"), "  }\n};\n");
+}
+
+// WgmmaTf32<N>::op: one m64nNk8 TF32 wgmma whose A is the four registers a (wgmma_tf32.cuh).
+std::string wgmma_tf32_rs_source(int n) {
+  const int regs = n / 2;
+  const auto [names, operands] = wgmma_accumulators(n);
+  return absl::StrCat(
+      "template <> struct WgmmaTf32<", n, "> {\n",
+      "  static __device__ __forceinline__ void op(float* d, const uint (&a)[4], uint64_t db) {\n",
+      "    asm volatile(\"wgmma.mma_async.sync.aligned.m64n", n, "k8.f32.tf32.tf32 ", names, ", {%",
+      regs, ",%", regs + 1, ",%", regs + 2, ",%", regs + 3, "}, %", regs + 4,
+      ", 1, 1, 1;\\n\"\n      : ", operands,
+      "\n      : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"l\"(db));\n  }\n};\n");
 }
 
 }  // namespace
 
 std::string tensor_core_helpers(const KernelDesc& k) {
-  std::set<int> wgmma_widths;
+  std::set<int> wgmma_widths, tf32_nmajor_widths;
   bool any = false, simt = false, tma = false;
   for (const Stmt& s : k.body) {
     if (s.op == SOp::Attention) {
@@ -51,21 +77,29 @@ std::string tensor_core_helpers(const KernelDesc& k) {
       continue;
     }
     any = true;
-    if (m.wgmma) wgmma_widths.insert(m.block_n());
+    if (m.wgmma) (m.swap ? tf32_nmajor_widths : wgmma_widths).insert(m.block_n());
     tma = tma || m.tma;
   }
   if (!any && !simt) return "";
   using namespace kernels::matmul;
   std::string out = absl::StrCat(kMmaSyncCuh, simt ? kSimtTileCuh : "");
   if (!any) return out;
-  if (wgmma_widths.empty()) return out;
+  if (wgmma_widths.empty() && tf32_nmajor_widths.empty()) return out;
   out += kWgmmaCuh;
   for (int n : wgmma_widths) out += wgmma_op_source(n);
-  return out + (tma ? kWgmmaTmaCuh : "");
+  if (tma) out += kWgmmaTmaCuh;
+  if (tf32_nmajor_widths.empty()) return out;
+  out += kWgmmaTf32Cuh;
+  for (int n : tf32_nmajor_widths) out += wgmma_tf32_rs_source(n);
+  return out;
 }
 
 std::string tensor_core_call(const MmaShape& m, const std::string& a, const std::string& b,
                              const std::vector<std::string>& args, const std::string& acc) {
+  if (m.swap) {  // TF32 with an N-major B (wgmma_tf32.cuh); the accumulators hold C^T
+    return absl::StrCat("wgmma_tf32_nmajor_tile<", m.warps_m, ", ", m.block_n(), ", ", m.stages,
+                        ">(&tm0, &tm1, ", args[6], ", ", args[7], ", ", args[8], ", ", acc, ");");
+  }
   if (m.tma) {  // operands through tensor maps tm0 and tm1: K and the block's corner only
     return absl::StrCat("wgmma_tma_tile<", static_cast<int>(m.kind), ", ", m.b_kmajor, ", ",
                         m.warps_m, ", ", m.block_n(), ", ", m.stages, ">(&tm0, &tm1, ", args[6],

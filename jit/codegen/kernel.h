@@ -122,7 +122,13 @@ struct MmaShape : MmaTile {
   // wgmma tiles: operands arrive through the copy engine (tensor maps tm0 for A, tm1 for B),
   // driven by an extra producer warpgroup after the block's warps (wgmma_tma_tile).
   bool tma = false;
+  // TF32 wgmma with an N-major B (wgmma_tf32.cuh, through the copy engine): the tile computes
+  // C^T = B^T A^T, so the geometry above (warps_m warps of 16 rows, block_n() wide) describes C^T
+  // and its accumulators: the warps own C's columns. out_block_m() and out_block_n() are C's.
+  bool swap = false;
 
+  int out_block_m() const { return swap ? block_n() : block_m(); }
+  int out_block_n() const { return swap ? block_m() : block_n(); }
   int element_bytes() const { return kind == TF32 || kind == F32Simt ? 4 : 2; }
   // wgmma tiles add 1 KiB so that the stages can start on a swizzle atom (1024-byte) boundary.
   int shared_bytes() const {
@@ -130,7 +136,8 @@ struct MmaShape : MmaTile {
   }
   int pack() const {
     return kind | a_kmajor << 2 | b_kmajor << 3 | warps_m << 4 | warps_n << 8 | frags_m << 12 |
-           frags_n << 16 | stages << 22 | (row_bytes == 128) << 26 | wgmma << 27 | tma << 28;
+           frags_n << 16 | stages << 22 | (row_bytes == 128) << 26 | wgmma << 27 | tma << 28 |
+           swap << 29;
   }
   static MmaShape unpack(int c) {
     MmaShape s;
@@ -145,6 +152,7 @@ struct MmaShape : MmaTile {
     s.row_bytes = c >> 26 & 1 ? 128 : 64;
     s.wgmma = c >> 27 & 1;
     s.tma = c >> 28 & 1;
+    s.swap = c >> 29 & 1;
     return s;
   }
 };

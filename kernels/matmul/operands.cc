@@ -1,5 +1,6 @@
 #include "kernels/matmul/operands.h"
 
+#include <algorithm>
 #include <map>
 
 #include "kernels/matmul/precision.h"
@@ -110,6 +111,19 @@ std::optional<MmaOperand> mma_operand(const Shape& s, StridedOperand v, int k_di
 
 }  // namespace
 
+bool copy_engine_fits(const MmaTile& tile, const MmaOperand& a, const MmaOperand& b, int64_t M,
+                      int64_t N, int64_t K, int64_t batch) {
+  if (!tma_enabled() || !tile.wgmma || tile.threads() != 256 || batch != 1 || M == 0 || N == 0 ||
+      K == 0)
+    return false;
+  // A single row has no stride of its own (ld 0); its map gets one (add_tiled_views).
+  auto fits = [&](const MmaOperand& o, int64_t mn) {
+    const int64_t rows = o.kmajor ? mn : K, cols = o.kmajor ? K : mn;
+    return rows == 1 || o.ld >= cols;
+  };
+  return fits(a, M) && fits(b, N);
+}
+
 std::optional<TileOperands> tile_operands(const ir::Graph& g, const Plan& plan,
                                           const Emitter::LayoutFn& layout, const KernelPlan& kp,
                                           const MatmulVariant& v) {
@@ -149,9 +163,16 @@ std::optional<TileOperands> tile_operands(const ir::Graph& g, const Plan& plan,
     if (!oa->kmajor || ob->kmajor || as[r - 1] % 4 != 0 || os[r - 1] % 4 != 0) return std::nullopt;
     static_cast<MmaTile&>(shape) = MmaTile{8, 1, 1, 32, 2, 128};
   } else {
-    // The wgmma template takes f16/bf16 with A K-major only (TF32 has no transposed B; an
-    // M-major A needs the instruction's transposed form and its own shared layout).
-    const bool wgmma_fits = shape.kind != MmaShape::TF32 && oa->kmajor;
+    // The wgmma templates take A K-major only (an M-major A needs the instruction's transposed
+    // form and its own shared layout). TF32 has no transposed form at all: it runs through the
+    // copy engine only, and an N-major B swaps the operands' roles (wgmma_tf32.cuh).
+    bool wgmma_fits = oa->kmajor;
+    if (shape.kind == MmaShape::TF32 && v.mma > 0 && kMmaTiles[v.mma - 1].wgmma) {
+      const int64_t M = os[r - 2], N = os[r - 1], K = as[r - 1];
+      wgmma_fits = wgmma_fits && copy_engine_fits(kMmaTiles[v.mma - 1], *oa, *ob, M, N, K,
+                                                  os.numel() / std::max<int64_t>(1, M * N));
+      shape.swap = wgmma_fits && !ob->kmajor;
+    }
     static_cast<MmaTile&>(shape) = kMmaTiles[(wgmma_fits ? v.mma : mma_sync_tile(v.mma)) - 1];
   }
   shape.a_kmajor = oa->kmajor;

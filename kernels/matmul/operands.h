@@ -34,6 +34,12 @@ struct TileOperands {
   MmaOperand a, b;
 };
 
+// Whether an 8-warp wgmma tile reads operands a and b of an M x N x K product with `batch`
+// matrices through the copy engine: one non-empty matrix (a batch would need a map per matrix)
+// whose row strides are at least its rows' length (tensor maps), EMBER_TMA not 0.
+bool copy_engine_fits(const MmaTile& tile, const MmaOperand& a, const MmaOperand& b, int64_t M,
+                      int64_t N, int64_t K, int64_t batch);
+
 // The tile template's view of kernel kp's operands for variant v (v.mma > 0: tensor-core tile,
 // where a wgmma tile that the operands do not suit becomes its mma.sync twin; else the f32
 // vector tile); nullopt when the operands do not suit it.

@@ -14,33 +14,32 @@ using ir::BinaryFn;
 using ir::ValueId;
 
 // Makes an 8-warp wgmma tile read its operands through the copy engine (shape.tma) when they
-// suit tensor maps: one non-empty matrix (a batch would need a map per matrix) whose row
-// strides are at least its rows' length; records the two views (A, then B) the launch encodes.
+// suit tensor maps (copy_engine_fits); records the two views (A, then B) the launch encodes.
+// Boxes are 128 bytes wide (one swizzle row): A's the tile's rows of C, a K-major B's its
+// columns, an N-major B's one k-tile of k-rows.
 void add_tiled_views(MmaShape& shape, const MmaOperand& a, const MmaOperand& b, int64_t M,
                      int64_t N, int64_t K, int64_t batch, Emitter& e, KernelGeometry& out) {
-  // (A map has no empty dimension: an empty matmul keeps the cp.async tile.)
-  if (!tma_enabled() || shape.threads() != 256 || batch != 1 || M == 0 || N == 0 || K == 0) return;
-  auto view = [&](const MmaOperand& o, int64_t mn, bool kmajor, uint32_t box_rows) {
+  if (!copy_engine_fits(shape, a, b, M, N, K, batch)) return;
+  const uint32_t es = static_cast<uint32_t>(shape.element_bytes()), box_cols = 128 / es;
+  auto view = [&](const MmaOperand& o, int64_t mn, uint32_t box_rows) {
     runtime::TiledView v;
     v.binding = e.binding(o.view.stored, false);
-    v.element_bytes = 2;
+    v.element_bytes = es;
     v.offset = static_cast<uint64_t>(o.view.offset);
-    v.rows = static_cast<uint64_t>(kmajor ? mn : K);
-    v.cols = static_cast<uint64_t>(kmajor ? K : mn);
+    v.rows = static_cast<uint64_t>(o.kmajor ? mn : K);
+    v.cols = static_cast<uint64_t>(o.kmajor ? K : mn);
     // A single row has no stride of its own (ld 0); the map still wants one, a multiple of 16
     // bytes.
-    v.row_stride = v.rows == 1 ? (v.cols + 7) / 8 * 8 : static_cast<uint64_t>(o.ld);
+    const uint64_t chunk = 16 / es;
+    v.row_stride = v.rows == 1 ? (v.cols + chunk - 1) / chunk * chunk : static_cast<uint64_t>(o.ld);
     v.box_rows = box_rows;
-    v.box_cols = 64;  // 128 bytes: one swizzle row
+    v.box_cols = box_cols;
     return v;
   };
-  runtime::TiledView va = view(a, M, true, static_cast<uint32_t>(shape.block_m()));
-  runtime::TiledView vb = view(b, N, b.kmajor, b.kmajor ? shape.block_n() : 64u);
-  for (const runtime::TiledView& v : {va, vb}) {
-    if (v.row_stride < v.cols) return;
-  }
+  const uint32_t bm = static_cast<uint32_t>(shape.out_block_m());
+  const uint32_t bn = static_cast<uint32_t>(shape.out_block_n());
+  out.tiled_views = {view(a, M, bm), view(b, N, b.kmajor ? bn : box_cols)};
   shape.tma = true;
-  out.tiled_views = {va, vb};
   e.desc().tensor_maps = 2;
 }
 // EMBER_MMA_STAGED_EPILOGUE=0: tensor-core tiles store their outputs straight from the
@@ -58,7 +57,7 @@ bool staged_epilogue_enabled() {
 // 8 floats (the f32 vector tile keeps its own epilogue).
 bool stageable(const MmaShape& shape) {
   return shape.kind != MmaShape::F32Simt &&
-         shape.block_m() * (shape.block_n() + 8) * 4 <= shape.shared_bytes();
+         shape.out_block_m() * (shape.out_block_n() + 8) * 4 <= shape.shared_bytes();
 }
 
 // The epilogue of a tensor-core tile through shared memory. Straight from the accumulators, a
@@ -76,7 +75,7 @@ void store_staged(Emitter& e, const KernelPlan& kp, const MmaShape& shape, int a
   auto u = [&](int64_t v) { return e.const_u(static_cast<uint64_t>(v)); };
   auto add = [&](int x, int y) { return e.bin(BinaryFn::Add, x, y); };
   auto mul = [&](int x, int y) { return e.bin(BinaryFn::Mul, x, y); };
-  const int64_t BM = shape.block_m(), BN = shape.block_n(), stride = BN + 8;
+  const int64_t BM = shape.out_block_m(), BN = shape.out_block_n(), stride = BN + 8;
   const int64_t threads = shape.threads() + (shape.tma ? 128 : 0), total = BM * BN;
   auto& sh = e.desc().shared;
   const int staging = static_cast<int>(sh.size());
@@ -85,7 +84,8 @@ void store_staged(Emitter& e, const KernelPlan& kp, const MmaShape& shape, int a
   int lane = e.bin(BinaryFn::BitAnd, lid, u(31));
   int warp = e.bin(BinaryFn::Div, lid, u(32));
   // Accumulator (mi, ni, c) of a warp: row g + 8 (c / 2) and column 2 t + c % 2 of its
-  // fragment (mi, ni) (the mma.sync C layout, which wgmma's matches), relative to the tile.
+  // fragment (mi, ni) (the mma.sync C layout, which wgmma's matches), relative to the tile
+  // (transposed when the tile computes C^T: MmaShape::swap).
   int row0 = add(mul(e.bin(BinaryFn::Div, warp, u(shape.warps_n)), u(shape.frags_m * 16)),
                  e.bin(BinaryFn::Div, lane, u(4)));
   int col0 = add(mul(e.bin(BinaryFn::Rem, warp, u(shape.warps_n)), u(shape.frags_n * 8)),
@@ -98,7 +98,7 @@ void store_staged(Emitter& e, const KernelPlan& kp, const MmaShape& shape, int a
         int i = (mi * shape.frags_n + ni) * 4 + c;
         Stmt st{SOp::SharedStore, e.expr({XOp::ArrayLoad, CType::Float, acc_var, 0, {u(i)}})};
         st.buffer = staging;
-        st.index = add(mul(row, u(stride)), col);
+        st.index = shape.swap ? add(mul(col, u(stride)), row) : add(mul(row, u(stride)), col);
         e.desc().body.push_back(st);
       }
     }
@@ -134,7 +134,7 @@ void lower_matmul_tile(const ir::Graph& g, Emitter& e, const KernelPlan& kp, Til
 
   int64_t M = os[r - 2], N = os[r - 1], K = as[r - 1];
   Shape batch(std::vector<int64_t>(os.dims.begin(), os.dims.end() - 2));
-  const int64_t BM = shape.block_m(), BN = shape.block_n();
+  const int64_t BM = shape.out_block_m(), BN = shape.out_block_n();
   if (shape.wgmma) add_tiled_views(shape, *oa, *ob, M, N, K, batch.numel(), e, out);
   int64_t tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
   int64_t tiles = batch.numel() * tiles_m * tiles_n;
@@ -215,8 +215,9 @@ void lower_matmul_tile(const ir::Graph& g, Emitter& e, const KernelPlan& kp, Til
   int lid = e.builtin(Builtin::LocalId);
   int lane = e.bin(BinaryFn::BitAnd, lid, u(31));
   int warp = div(lid, u(32));
-  int wm = add(m0, mul(div(warp, u(shape.warps_n)), u(shape.frags_m * 16)));
-  int wn = add(n0, mul(rem(warp, u(shape.warps_n)), u(shape.frags_n * 8)));
+  // (Of C^T where the tile computes C^T: MmaShape::swap.)
+  int wm = mul(div(warp, u(shape.warps_n)), u(shape.frags_m * 16));
+  int wn = mul(rem(warp, u(shape.warps_n)), u(shape.frags_n * 8));
   int g_row = div(lane, u(4));
   int t_col = mul(rem(lane, u(4)), u(2));
   CType out_t = compute_type(dt);
@@ -246,8 +247,9 @@ void lower_matmul_tile(const ir::Graph& g, Emitter& e, const KernelPlan& kp, Til
     for (int ni = 0; ni < shape.frags_n; ++ni) {
       for (int c = 0; c < 4; ++c) {
         int i = (mi * shape.frags_n + ni) * 4 + c;
-        int m = add(wm, add(g_row, u(mi * 16 + (c / 2) * 8)));
-        int n = add(wn, add(t_col, u(ni * 8 + c % 2)));
+        int row = add(wm, add(g_row, u(mi * 16 + (c / 2) * 8)));
+        int col = add(wn, add(t_col, u(ni * 8 + c % 2)));
+        int m = add(m0, shape.swap ? col : row), n = add(n0, shape.swap ? row : col);
         int accv = e.expr({XOp::ArrayLoad, CType::Float, decl.var, 0, {u(i)}});
         store_matmul_outputs(e, kp, e.cast(accv, out_t), bdims, m, n, pM, pN);
       }

@@ -86,11 +86,11 @@ bool has_tensor_cores(const runtime::Backend& backend) {
   return arch.rfind("sm_", 0) == 0 && absl::SimpleAtoi(arch.substr(3, 2), &sm) && sm >= 80;
 }
 
-// Warpgroup mma (wgmma) exists on sm_90a only (Blackwell has other instructions), for
-// f16/bf16 here.
+// Warpgroup mma (wgmma) exists on sm_90a only (Blackwell has other instructions): f16/bf16, and
+// f32 as TF32 where tensor cores run it at all (wants_mma).
 bool wgmma_allowed(const ir::Graph& g, ir::ValueId mm, const runtime::Backend& backend) {
   DType t = g.type(mm).dtype;
-  return backend.target() == "sm_90a" && (t == DType::F16 || t == DType::BF16);
+  return backend.target() == "sm_90a" && (t == DType::F16 || t == DType::BF16 || t == DType::F32);
 }
 
 int heuristic_variant(const runtime::Backend& backend, const Problem& p, bool mma, bool wgmma) {

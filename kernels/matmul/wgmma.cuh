@@ -33,16 +33,18 @@ __device__ __forceinline__ uint64_t wg_desc(uint addr, uint lbo, uint sbo) {
   return uint64_t((addr & 0x3FFFFu) >> 4) | uint64_t(lbo >> 4) << 16 | uint64_t(sbo >> 4) << 32 |
          1ull << 62;
 }
-// Issues one k-tile's wgmmas (BK / 16 of them) on the staged A rows at sa and B at sb as one
-// group, then waits until only that group is in flight: the previous k-tile's group is done.
+// Issues one k-tile's wgmmas (four: 32 bytes of k each, k16 of f16/bf16 or k8 of TF32) on the
+// staged A rows at sa and B at sb as one group, then waits until only that group is in flight:
+// the previous k-tile's group is done. TF32 reads both operands K-major only.
 template <int KIND, bool B_K, int BN, int BK>
 __device__ __forceinline__ void wg_ktile(float* acc, uint sa, uint sb) {
+  static_assert(KIND != 2 || B_K, "wgmma reads TF32 operands K-major only");
   wg_pin<BN / 2>(acc);
   wg_fence();
 #pragma unroll
-  for (int s = 0; s < BK / 16; ++s) {
+  for (int s = 0; s < 4; ++s) {
     // A: 8-row groups 1024 bytes apart; k advances 32 bytes within the swizzled row. B
-    // N-major: 64-column atoms BK k-rows apart, 8-k-row groups 1024 bytes apart.
+    // N-major (16-bit types): 64-column atoms BK k-rows apart, 8-k-row groups 1024 bytes apart.
     const uint64_t da = wg_desc(sa + s * 32, 16, 1024);
     const uint64_t db =
         B_K ? wg_desc(sb + s * 32, 16, 1024) : wg_desc(sb + s * 2048, BK * 128, 1024);
@@ -57,6 +59,8 @@ __device__ __forceinline__ void wgmma_tile(const void* A, uint a_off, uint a_ld,
                                            uint b_off, uint b_ld, uint M, uint N, uint K, uint m0,
                                            uint n0, float* acc) {
   constexpr int ES = 2, BK = 64, BM = WARPS * 16, THREADS = WARPS * 32, AHEAD = STAGES - 2;
+  // (TF32 warpgroup tiles always take the copy engine: kernels/matmul/operands.cc.)
+  static_assert(KIND != 2, "the cp.async wgmma tile stages 16-bit elements");
   constexpr uint A_BYTES = BM * 128, STAGE = (BM + BN) * 128;
   static_assert(AHEAD >= 1 && BN % 64 == 0, "wgmma tile shape");
   extern __shared__ __align__(128) unsigned char smem[];  // STAGES * STAGE + 1024 bytes

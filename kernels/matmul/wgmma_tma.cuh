@@ -44,7 +44,7 @@ __device__ __forceinline__ void tma_load(uint dst, const TensorMap* map, uint c0
 template <int KIND, bool B_K, int WARPS, int BN, int STAGES>
 __device__ __forceinline__ void wgmma_tma_tile(const TensorMap* ta, const TensorMap* tb, uint K,
                                                uint m0, uint n0, float* acc) {
-  constexpr int BK = 64, BM = WARPS * 16, CONSUMERS = WARPS * 32;
+  constexpr int BK = KIND == 2 ? 32 : 64, BM = WARPS * 16, CONSUMERS = WARPS * 32;  // 128 bytes
   constexpr uint A_BYTES = BM * 128, STAGE = (BM + BN) * 128;
   extern __shared__ __align__(128) unsigned char smem[];  // STAGES * STAGE + 1024 bytes
   __shared__ __align__(8) uint64_t bars[2 * STAGES];      // full[STAGES], then empty[STAGES]

@@ -321,8 +321,10 @@ TEST(CudaCompile, TensorCoreMatmulsCompileWithNvrtc) {
   }
 }
 
-// The wgmma tiles (Hopper warpgroup mma) compile in f16 and bf16 with a K-major A and either B;
-// where they cannot run (TF32, an M-major A) the lowering takes a mma.sync tile instead.
+// The wgmma tiles (Hopper warpgroup mma) compile in f16 and bf16 with a K-major A and either B,
+// and in TF32 through the copy engine (8-warp tiles), an N-major B swapping the operands' roles;
+// where they cannot run (an M-major A, TF32 on the 12-warp tile) the lowering takes a mma.sync
+// tile instead.
 TEST(CudaCompile, WgmmaTilesCompileOrFallBack) {
   EMBER_SKIP_UNLESS(runtime::cuda::nvrtc_version() != "none", "NVRTC unavailable");
   int wgmma = 0;
@@ -335,15 +337,18 @@ TEST(CudaCompile, WgmmaTilesCompileOrFallBack) {
         ValueId a = layout == 2 ? b.permute(in(b, t, {72, 136}), {1, 0}) : in(b, t, {136, 72});
         ValueId w = layout == 1 ? b.permute(in(b, t, {200, 72}), {1, 0}) : in(b, t, {72, 200});
         ValueId y = b.unary(UnaryFn::Tanh, b.matmul(a, w));
-        const bool expect_wgmma = t != DType::F32 && layout != 2;
+        const bool tf32 = t == DType::F32;
+        const bool expect_wgmma = layout != 2 && (!tf32 || kMmaTiles[tile - 1].threads() == 256);
         SCOPED_TRACE(absl::StrCat("tile ", tile, " ", dtype_name(t), " layout ", layout));
         for (const LoweredKernel& lk : lower_with_mma(g, {y}, tile)) {
           EXPECT_TRUE(lk.launch.mma);
           std::string source = render_cuda(lk.desc);
-          const bool tma = source.find("wgmma_tma_tile<") != std::string::npos;
+          const bool swapped = source.find("wgmma_tf32_nmajor_tile<") != std::string::npos;
+          const bool tma = source.find("wgmma_tma_tile<") != std::string::npos || swapped;
           EXPECT_EQ(source.find("wgmma_tile<") != std::string::npos || tma, expect_wgmma);
           // The 8-warp tiles of one matrix take the copy engine, with a producer warpgroup.
           EXPECT_EQ(tma, expect_wgmma && kMmaTiles[tile - 1].threads() == 256);
+          EXPECT_EQ(swapped, expect_wgmma && tf32 && layout == 0);
           EXPECT_EQ(lk.launch.tiled_views.size(), tma ? 2u : 0u);
           if (expect_wgmma)
             EXPECT_EQ(lk.desc.workgroup_size, kMmaTiles[tile - 1].threads() + (tma ? 128u : 0u));
@@ -358,7 +363,7 @@ TEST(CudaCompile, WgmmaTilesCompileOrFallBack) {
       }
     }
   }
-  EXPECT_GE(wgmma, 4);
+  EXPECT_GE(wgmma, 10);
 }
 
 // A copy-engine tile's tensor maps: a row stride for every view (one row included: the matmul's

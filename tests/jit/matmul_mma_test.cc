@@ -153,14 +153,21 @@ INSTANTIATE_TEST_SUITE_P(Tiles, MatmulMmaTiles, ::testing::Range(1, jit::kMmaTil
 
 // Hopper's 8-warp wgmma tiles read a single matrix's operands through tensor maps (the copy
 // engine): windows of wider matrices (an offset, a row stride beyond the row), B both N-major
-// and K-major, and a K of 17 k-tiles that wraps the four-stage ring four times.
-TEST(MatmulMmaTma, WindowsOfWiderMatricesAndLongK) {
+// and K-major, and a K of 17 k-tiles (33 in TF32) that wraps the four-stage ring four times. In
+// TF32 an N-major B runs the tile that swaps the operands' roles (wgmma_tf32.cuh), with the fused
+// relu on its transposed accumulators.
+class MatmulMmaTma : public ::testing::TestWithParam<DType> {};
+
+TEST_P(MatmulMmaTma, WindowsOfWiderMatricesAndLongK) {
   EMBER_REQUIRE_TENSOR_CORES();
+  MatmulPrecision saved = matmul_precision();
+  set_matmul_precision(MatmulPrecision::High);
+  const DType t = GetParam();
   setenv("EMBER_MMA_TILE", "10", 1);
   int64_t n = mma_launches_of(
-      [](const Device& dev) -> std::vector<RawTensor> {
+      [t](const Device& dev) -> std::vector<RawTensor> {
         auto wide = [&](const Shape& shape, uint32_t seed) {
-          return Tensor<2>::from_data(testing::host_uniform(shape, seed).convert(DType::BF16), dev);
+          return Tensor<2>::from_data(testing::host_uniform(shape, seed).convert(t), dev);
         };
         auto a = wide({136, 1096}, 93).narrow(1, 8, 1040);
         auto b = wide({1040, 272}, 94).narrow(1, 16, 200);
@@ -169,8 +176,15 @@ TEST(MatmulMmaTma, WindowsOfWiderMatricesAndLongK) {
       },
       3e-2, 3e-1);
   unsetenv("EMBER_MMA_TILE");
+  set_matmul_precision(saved);
   EXPECT_EQ(n, 2);
 }
+
+INSTANTIATE_TEST_SUITE_P(Types, MatmulMmaTma, ::testing::Values(DType::BF16, DType::F32),
+                         [](const auto& info) {
+                           return info.param == DType::F32 ? std::string("tf32")
+                                                           : std::string(dtype_name(info.param));
+                         });
 
 TEST(MatmulMmaFallback, UnalignedRowsRunTheSimtTemplate) {
   EMBER_REQUIRE_TENSOR_CORES();
