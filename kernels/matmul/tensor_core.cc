@@ -53,10 +53,20 @@ bool staged_epilogue_enabled() {
   return on;
 }
 
+// EMBER_MMA_PERSISTENT=0: the TF32 swapped tile sets its pipeline up per tile and stages its
+// epilogue again (the A/B baseline). Read once, as EMBER_MMA_STAGED_EPILOGUE.
+bool persistent_tiles_enabled() {
+  static const bool on = [] {
+    const char* env = std::getenv("EMBER_MMA_PERSISTENT");
+    return env == nullptr || std::string_view(env) != "0";
+  }();
+  return on;
+}
+
 // Whether a tensor-core tile's outputs fit its pipeline's shared memory as f32 rows padded by
 // 8 floats (the f32 vector tile keeps its own epilogue).
 bool stageable(const MmaShape& shape) {
-  return shape.kind != MmaShape::F32Simt &&
+  return shape.kind != MmaShape::F32Simt && !shape.persistent &&
          shape.out_block_m() * (shape.out_block_n() + 8) * 4 <= shape.shared_bytes();
 }
 
@@ -136,6 +146,7 @@ void lower_matmul_tile(const ir::Graph& g, Emitter& e, const KernelPlan& kp, Til
   Shape batch(std::vector<int64_t>(os.dims.begin(), os.dims.end() - 2));
   const int64_t BM = shape.out_block_m(), BN = shape.out_block_n();
   if (shape.wgmma) add_tiled_views(shape, *oa, *ob, M, N, K, batch.numel(), e, out);
+  shape.persistent = shape.swap && persistent_tiles_enabled();
   int64_t tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
   int64_t tiles = batch.numel() * tiles_m * tiles_n;
   auto u = [&](int64_t v) { return e.const_u(static_cast<uint64_t>(v)); };
@@ -202,7 +213,8 @@ void lower_matmul_tile(const ir::Graph& g, Emitter& e, const KernelPlan& kp, Til
                pN,
                pK,
                m0,
-               n0};
+               n0,
+               t};
   e.desc().body.push_back(tile);
   e.desc().dynamic_shared_bytes = static_cast<uint32_t>(shape.shared_bytes());
   // A copy-engine tile adds its producer warpgroup; one workgroup per SM either way.
