@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Session 24, call 2 (issue 27). Bundle: EMBER_BUNDLE_TARGETS="jit_tests ember_bench" bash
+# Session 24, call 2 (issue 27). (EMBER_MMA_PERSISTENT was replaced by EMBER_MMA_CLUSTER later in
+# the session: CUDA grids run one workgroup per tile, so only the direct epilogue differed.) Bundle: EMBER_BUNDLE_TARGETS="jit_tests ember_bench" bash
 # scripts/gpu-bundle.sh.
 # 1. The tensor-core matmul suites on cuda:0 with the TF32 swapped tile persistent (default) and
 #    not (EMBER_MMA_PERSISTENT=0).

@@ -126,9 +126,6 @@ struct MmaShape : MmaTile {
   // C^T = B^T A^T, so the geometry above (warps_m warps of 16 rows, block_n() wide) describes C^T
   // and its accumulators: the warps own C's columns. out_block_m() and out_block_n() are C's.
   bool swap = false;
-  // A copy-engine tile whose workgroup's tiles share one pipeline, its producer copying the next
-  // tile's operands during this one's epilogue (so the epilogue is not staged): TF32 swapped.
-  bool persistent = false;
 
   int out_block_m() const { return swap ? block_n() : block_m(); }
   int out_block_n() const { return swap ? block_m() : block_n(); }
@@ -140,7 +137,7 @@ struct MmaShape : MmaTile {
   int pack() const {
     return kind | a_kmajor << 2 | b_kmajor << 3 | warps_m << 4 | warps_n << 8 | frags_m << 12 |
            frags_n << 16 | stages << 22 | (row_bytes == 128) << 26 | wgmma << 27 | tma << 28 |
-           swap << 29 | persistent << 30;
+           swap << 29;
   }
   static MmaShape unpack(int c) {
     MmaShape s;
@@ -156,7 +153,6 @@ struct MmaShape : MmaTile {
     s.wgmma = c >> 27 & 1;
     s.tma = c >> 28 & 1;
     s.swap = c >> 29 & 1;
-    s.persistent = c >> 30 & 1;
     return s;
   }
 };
@@ -173,7 +169,7 @@ struct Stmt {
   ir::ReduceFn fn = ir::ReduceFn::Sum;
   CType type = CType::Uint;  // DeclVar / Reduce accumulator type
   // MmaTile: buffer = A, buffer2 = B; args = A's element offset and leading stride, B's, then
-  // M, N, K, the block's first row and column, and the tile's index (Uint exprs).
+  // M, N, K and the block's first row and column (Uint exprs).
   int buffer2 = -1;
   std::vector<int> args{};
   std::vector<int> buffers{};  // Attention: its buffers

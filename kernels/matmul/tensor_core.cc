@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "kernels/matmul/lowering.h"
 #include "kernels/matmul/precision.h"
@@ -53,20 +54,25 @@ bool staged_epilogue_enabled() {
   return on;
 }
 
-// EMBER_MMA_PERSISTENT=0: the TF32 swapped tile sets its pipeline up per tile and stages its
-// epilogue again (the A/B baseline). Read once, as EMBER_MMA_STAGED_EPILOGUE.
-bool persistent_tiles_enabled() {
-  static const bool on = [] {
-    const char* env = std::getenv("EMBER_MMA_PERSISTENT");
-    return env == nullptr || std::string_view(env) != "0";
+// Block rows per group of the tensor-core tiles' order: 8, or EMBER_MMA_GROUP (1 to 64, read
+// once; other values leave 8, as the other tile-forcing switches ignore bad values) for measuring
+// the order's effect on L2 reuse. H100 (session 24, call 4): bf16 8192 1.68 ms with 16 against
+// 1.74-1.75 with 8, TF32 8192 3.28-3.35 with 8 against 3.35 (4) and 3.42 (16); one run each.
+int64_t tile_group_rows() {
+  static const int64_t rows = [] {
+    const char* env = std::getenv("EMBER_MMA_GROUP");
+    int64_t v = 0;
+    if (env == nullptr || !absl::SimpleAtoi(env, &v) || v < 1 || v > 64) return int64_t{8};
+    return v;
   }();
-  return on;
+  return rows;
 }
 
 // Whether a tensor-core tile's outputs fit its pipeline's shared memory as f32 rows padded by
 // 8 floats (the f32 vector tile keeps its own epilogue).
 bool stageable(const MmaShape& shape) {
-  return shape.kind != MmaShape::F32Simt && !shape.persistent &&
+  // The swapped TF32 tile stores straight from its accumulators (wgmma_tf32.cuh says why).
+  return shape.kind != MmaShape::F32Simt && !shape.swap &&
          shape.out_block_m() * (shape.out_block_n() + 8) * 4 <= shape.shared_bytes();
 }
 
@@ -146,7 +152,6 @@ void lower_matmul_tile(const ir::Graph& g, Emitter& e, const KernelPlan& kp, Til
   Shape batch(std::vector<int64_t>(os.dims.begin(), os.dims.end() - 2));
   const int64_t BM = shape.out_block_m(), BN = shape.out_block_n();
   if (shape.wgmma) add_tiled_views(shape, *oa, *ob, M, N, K, batch.numel(), e, out);
-  shape.persistent = shape.swap && persistent_tiles_enabled();
   int64_t tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
   int64_t tiles = batch.numel() * tiles_m * tiles_n;
   auto u = [&](int64_t v) { return e.const_u(static_cast<uint64_t>(v)); };
@@ -167,7 +172,7 @@ void lower_matmul_tile(const ir::Graph& g, Emitter& e, const KernelPlan& kp, Til
   // panels the resident workgroups read stay in L2. The vector tile runs row by row: its
   // register allocation came out worse with the grouping's arithmetic (H100 4096^3 f32: 3.23 ms
   // against 3.17, scripts/kernel-lab, session 8).
-  constexpr int64_t kGroup = 8;
+  const int64_t kGroup = tile_group_rows();
   int in_batch = rem(t, p_tmn);
   int tm, tn;
   if (simt) {
@@ -213,8 +218,7 @@ void lower_matmul_tile(const ir::Graph& g, Emitter& e, const KernelPlan& kp, Til
                pN,
                pK,
                m0,
-               n0,
-               t};
+               n0};
   e.desc().body.push_back(tile);
   e.desc().dynamic_shared_bytes = static_cast<uint32_t>(shape.shared_bytes());
   // A copy-engine tile adds its producer warpgroup; one workgroup per SM either way.

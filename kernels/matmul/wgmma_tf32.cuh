@@ -41,14 +41,9 @@ __device__ __forceinline__ void tf32_step(float* acc, uint (&f)[4], const uint (
   wg_wait<1>();
   wg_keep(other);
 }
-// PERSIST: the workgroup's tiles (`tile`: its grid-stride loop's index) share one pipeline. The
-// barriers are set up once, k-tile g of the workgroup (counted over its tiles) uses stage
-// g % STAGES, and the producer runs on into the next tile's copies while the consumers store this
-// tile's outputs straight from the accumulators (the staged epilogue would need the stages).
-template <int WARPS, int BM, int STAGES, bool PERSIST>
+template <int WARPS, int BM, int STAGES>
 __device__ __forceinline__ void wgmma_tf32_nmajor_tile(const TensorMap* ta, const TensorMap* tb,
-                                                       uint K, uint m0, uint n0, uint tile,
-                                                       float* acc) {
+                                                       uint K, uint m0, uint n0, float* acc) {
   constexpr int BK = 32, BN = WARPS * 16, CONSUMERS = WARPS * 32;
   constexpr uint A_BYTES = BM * 128, STAGE = (BM + BN) * 128;
   static_assert(BN % 32 == 0 && BM % 64 == 0 && BM <= 256, "TF32 N-major tile shape");
@@ -57,29 +52,26 @@ __device__ __forceinline__ void wgmma_tf32_nmajor_tile(const TensorMap* ta, cons
   const uint s0 = (smem_u32(smem) + 1023u) & ~1023u;
   const uint full = smem_u32(bars), empty = full + STAGES * 8;
   const uint KT = (K + BK - 1) / BK;
-  const uint g0 = PERSIST ? (tile - blockIdx.x) / gridDim.x * KT : 0u;  // earlier tiles' k-tiles
-  if (g0 == 0u) {
-    if (threadIdx.x == 0) {
+  if (threadIdx.x == 0) {
 #pragma unroll
-      for (int s = 0; s < STAGES; ++s) {
-        mbar_init(full + s * 8, 1);
-        mbar_init(empty + s * 8, WARPS);
-      }
-      asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    for (int s = 0; s < STAGES; ++s) {
+      mbar_init(full + s * 8, 1);
+      mbar_init(empty + s * 8, WARPS);
     }
-    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-    __syncthreads();
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+  __syncthreads();
   if (threadIdx.x >= CONSUMERS) {
     if (threadIdx.x == CONSUMERS) {
-      for (uint g = g0; g < g0 + KT; ++g) {
-        const uint s = g % STAGES, st = s0 + s * STAGE, bar = full + s * 8, k0 = (g - g0) * BK;
-        if (g >= STAGES) mbar_wait(empty + s * 8, (g / STAGES - 1) & 1u);
+      for (uint kt = 0; kt < KT; ++kt) {
+        const uint s = kt % STAGES, st = s0 + s * STAGE, bar = full + s * 8;
+        if (kt >= STAGES) mbar_wait(empty + s * 8, (kt / STAGES - 1) & 1u);
         mbar_expect(bar, STAGE);
-        tma_load(st, ta, k0, m0, bar);
+        tma_load(st, ta, kt * BK, m0, bar);
 #pragma unroll
         for (int j = 0; j < BN / 32; ++j)
-          tma_load(st + A_BYTES + j * 4096, tb, n0 + j * 32, k0, bar);
+          tma_load(st + A_BYTES + j * 4096, tb, n0 + j * 32, kt * BK, bar);
       }
     }
   } else {
@@ -91,12 +83,12 @@ __device__ __forceinline__ void wgmma_tf32_nmajor_tile(const TensorMap* ta, cons
     const uint off[4] = {tf32_b_elem(t, n), tf32_b_elem(t, n + 8), tf32_b_elem(t + 4, n),
                          tf32_b_elem(t + 4, n + 8)};
     uint f0[4] = {0, 0, 0, 0}, f1[4] = {0, 0, 0, 0};
-    for (uint kg = g0; kg < g0 + KT; ++kg) {
-      const uint s = kg % STAGES, sa = s0 + s * STAGE, sb = sa + A_BYTES;
-      mbar_wait(full + s * 8, (kg / STAGES) & 1u);
+    for (uint kt = 0; kt < KT; ++kt) {
+      const uint s = kt % STAGES, sa = s0 + s * STAGE, sb = sa + A_BYTES;
+      mbar_wait(full + s * 8, (kt / STAGES) & 1u);
       // Step 0's wait leaves the previous k-tile's steps done: its stage is free.
       tf32_step<BM>(acc, f0, f1, sb, off, sa);
-      if (kg > g0 && lane == 0u) mbar_arrive(empty + ((kg - 1) % STAGES) * 8);
+      if (kt > 0 && lane == 0u) mbar_arrive(empty + ((kt - 1) % STAGES) * 8);
       tf32_step<BM>(acc, f1, f0, sb + 1024, off, sa + 32);
       tf32_step<BM>(acc, f0, f1, sb + 2048, off, sa + 64);
       tf32_step<BM>(acc, f1, f0, sb + 3072, off, sa + 96);
@@ -105,9 +97,11 @@ __device__ __forceinline__ void wgmma_tf32_nmajor_tile(const TensorMap* ta, cons
     wg_pin<BM / 2>(acc);
     wg_keep(f0);
     wg_keep(f1);
-    if (PERSIST && lane == 0u) mbar_arrive(empty + ((g0 + KT - 1) % STAGES) * 8);
   }
-  if (PERSIST) return;
+  // Every copy has been waited for: the barriers can be set up again for a next tile. The
+  // outputs are stored from the accumulators after this (lower_matmul_tile: in the transposed
+  // layout a warp's f32 store still fills whole 32-byte sectors, and the staged epilogue measured
+  // 2% slower).
   __syncthreads();
   if (threadIdx.x == 0) {
 #pragma unroll

@@ -233,5 +233,26 @@ TEST(MatmulTf32, HighRunsF32MatmulsOnTensorCores) {
   EXPECT_EQ(mma_launches_of(f32_matmul(), 1e-2, 5e-2), 2);
 }
 
+// The TF32 tile for an N-major B over many tiles, ragged in M, N and K (three k-tiles, the last
+// of 8), both 8-warp sizes, with a fused bias and relu stored from the transposed accumulators.
+TEST(MatmulTf32, SwappedTilesOverRaggedEdges) {
+  EMBER_REQUIRE_TENSOR_CORES();
+  PrecisionGuard p(MatmulPrecision::High);
+  for (const char* tile : {"10", "11"}) {
+    SCOPED_TRACE(tile);
+    setenv("EMBER_MMA_TILE", tile, 1);
+    int64_t n = mma_launches_of(
+        [](const Device& dev) -> std::vector<RawTensor> {
+          auto a = Tensor<2>::from_data(testing::host_uniform({2600, 72}, 96), dev);
+          auto b = Tensor<2>::from_data(testing::host_uniform({72, 3864}, 97), dev);
+          auto bias = Tensor<2>::from_data(testing::host_uniform({1, 3864}, 98), dev);
+          return {activation::relu(a.matmul(b) + bias).raw()};
+        },
+        3e-2, 3e-1);
+    unsetenv("EMBER_MMA_TILE");
+    EXPECT_EQ(n, 1);
+  }
+}
+
 }  // namespace
 }  // namespace ember
