@@ -100,6 +100,8 @@ def workloads(dev):
         ("matmul_4096_tf32", tf32_matmul, None, 0, 2.0 * 4096 ** 3),
         ("matmul_8192_f32", lambda: a8k @ b8k, None, 0, 2.0 * 8192 ** 3),
         ("matmul_8192_tf32", lambda: tf32_matmul(a8k, b8k), None, 0, 2.0 * 8192 ** 3),
+        ("matmul_4096_tf32_nt", lambda: tf32_matmul(a32, b32.t()), None, 0, 2.0 * 4096 ** 3),
+        ("matmul_8192_tf32_nt", lambda: tf32_matmul(a8k, b8k.t()), None, 0, 2.0 * 8192 ** 3),
         ("matmul_8192_bf16", lambda: a16 @ b16, None, 0, 2.0 * 8192 ** 3),
         ("chain100_1K", lambda: chain(c1k), chain, 0, 0),
     ] + [(name, lambda a=a, b=b: a @ b, None, 0, flops)

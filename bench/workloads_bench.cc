@@ -150,17 +150,19 @@ void label_tf32(benchmark::State& state, const std::string& what) {
   state.SetLabel(bench_device().to_string() + what + (tf32 ? "" : " plain-f32"));
 }
 
-// Square matmuls at the autotune table's sizes (type 0 f32, 1 bf16, 2 f32 on TF32): compared
-// with EMBER_AUTOTUNE=off (the heuristic variant) and =on (the tuned one; tuning happens in the
-// warm-up steps).
+// Square matmuls at the autotune table's sizes (type 0 f32, 1 bf16, 2 f32 on TF32, 3 the same
+// with B stored transposed: A B^T, a K-major B): compared with EMBER_AUTOTUNE=off (the heuristic
+// variant) and =on (the tuned one; tuning happens in the warm-up steps).
 void BM_matmul_square(benchmark::State& state) {
   int64_t n = state.range(0) / (shrink() > 1 ? 8 : 1);
-  const char* names[] = {"f32", "bf16", "tf32"};
+  const char* names[] = {"f32", "bf16", "tf32", "tf32 A.B^T"};
+  const bool tf32 = state.range(1) >= 2;
   DType t = state.range(1) == 1 ? DType::BF16 : DType::F32;
   auto a = mat(n, n, 15).cast(t), b = mat(n, n, 16).cast(t);
+  if (state.range(1) == 3) b = b.transpose();
   sync(bench_device());
   MatmulPrecision saved = matmul_precision();
-  set_matmul_precision(state.range(1) == 2 ? MatmulPrecision::High : MatmulPrecision::Highest);
+  set_matmul_precision(tf32 ? MatmulPrecision::High : MatmulPrecision::Highest);
   Tensor<2> c;
   run_timed(
       state, true, [&] { c = a.matmul(b); }, 0, 2.0 * n * n * n);
@@ -168,7 +170,7 @@ void BM_matmul_square(benchmark::State& state) {
   const std::string what =
       std::string(" ") + names[state.range(1)] +
       " autotune=" + (std::getenv("EMBER_AUTOTUNE") ? std::getenv("EMBER_AUTOTUNE") : "default");
-  if (state.range(1) == 2) {
+  if (tf32) {
     label_tf32(state, what);
   } else {
     state.SetLabel(bench_device().to_string() + what);
@@ -711,7 +713,7 @@ EMBER_WORKLOAD(BM_gpt_small_train_step);
 EMBER_WORKLOAD(BM_lstm);
 BENCHMARK(BM_matmul_square)
     ->ArgNames({"n", "type"})
-    ->ArgsProduct({{1024, 4096, 8192}, {0, 1, 2}})
+    ->ArgsProduct({{1024, 4096, 8192}, {0, 1, 2, 3}})
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_matmul_gpt)

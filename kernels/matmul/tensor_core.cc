@@ -1,5 +1,6 @@
 // The tile templates: tensor cores (mma.sync, wgmma with or without the copy engine) and the f32
 // vector tile, all CUDA; their device code is kernels/matmul/*.cuh.
+#include <algorithm>
 #include <cstdlib>
 #include <string_view>
 
@@ -54,18 +55,21 @@ bool staged_epilogue_enabled() {
   return on;
 }
 
-// Block rows per group of the tensor-core tiles' order: 8, or EMBER_MMA_GROUP (1 to 64, read
-// once; other values leave 8, as the other tile-forcing switches ignore bad values) for measuring
-// the order's effect on L2 reuse. H100 (session 24, call 4): bf16 8192 1.68 ms with 16 against
-// 1.74-1.75 with 8, TF32 8192 3.28-3.35 with 8 against 3.35 (4) and 3.42 (16); one run each.
-int64_t tile_group_rows() {
-  static const int64_t rows = [] {
+// Block rows per group of a tensor-core tile's order. The wgmma tiles group 2048 rows of C (16
+// block rows of 128, 8 of 256); H100, session 24: bf16 8192 (128-row blocks) 1.65 and 1.67 ms with
+// 16 against 1.68 and 1.70 with 8, alternated (call 7; call 4: 1.68 against 1.74-1.75), gpt_small's
+// products unchanged; TF32 8192 (256-row blocks) 3.28-3.35 with 8 against 3.35 with 4 and 3.42
+// with 16 (call 4). The mma.sync tiles keep 8. EMBER_MMA_GROUP (1 to 64, read once; other values
+// are ignored, as by the other tile-forcing switches) sets it for every tile, for measurements.
+int64_t tile_group_rows(const MmaShape& shape) {
+  static const int64_t forced = [] {
     const char* env = std::getenv("EMBER_MMA_GROUP");
     int64_t v = 0;
-    if (env == nullptr || !absl::SimpleAtoi(env, &v) || v < 1 || v > 64) return int64_t{8};
+    if (env == nullptr || !absl::SimpleAtoi(env, &v) || v < 1 || v > 64) return int64_t{0};
     return v;
   }();
-  return rows;
+  if (forced > 0) return forced;
+  return shape.wgmma ? std::max<int64_t>(1, 2048 / shape.out_block_m()) : 8;
 }
 
 // Whether a tensor-core tile's outputs fit its pipeline's shared memory as f32 rows padded by
@@ -168,11 +172,11 @@ void lower_matmul_tile(const ir::Graph& g, Emitter& e, const KernelPlan& kp, Til
   int pK = e.param_u("K", static_cast<uint32_t>(K));
   int t = e.begin_for(SOp::ForRows, p_tiles);
   int bi = div(t, p_tmn);
-  // Tensor-core tiles run in groups of 8 block rows, column by column, so that the operand
-  // panels the resident workgroups read stay in L2. The vector tile runs row by row: its
-  // register allocation came out worse with the grouping's arithmetic (H100 4096^3 f32: 3.23 ms
+  // Tensor-core tiles run in groups of block rows (tile_group_rows), column by column, so that
+  // the operand panels the resident workgroups read stay in L2. The vector tile runs row by row:
+  // its register allocation came out worse with the grouping's arithmetic (H100 4096^3 f32: 3.23 ms
   // against 3.17, scripts/kernel-lab, session 8).
-  const int64_t kGroup = tile_group_rows();
+  const int64_t kGroup = tile_group_rows(shape);
   int in_batch = rem(t, p_tmn);
   int tm, tn;
   if (simt) {
