@@ -126,6 +126,10 @@ class Family {
     (void)time;
     return kp.variant;
   }
+  // How far (relative, plus as much absolute) a tuning candidate's output may lie from the
+  // current variant's: the variants sum in other orders. Half-precision outputs round apart by
+  // an ulp.
+  virtual float tuning_tolerance(const ir::Graph& g, const KernelPlan& kp) const;
   // The variant as EMBER_DUMP=plan prints it.
   virtual std::string describe(Variant v) const;
   // What compiled code specialises on beyond the structure and the variant (a row kernel's

@@ -99,9 +99,10 @@ inline constexpr int kPlainExtreme = 1;
 // contiguous in memory) or M-major, B K-major or N-major. Packed into Stmt::code.
 // A tensor-core block tile's geometry: warps along M and N, 16-row and 8-column mma fragments
 // per warp along M and N, pipeline stages, and bytes of k per staged row of a K-major operand
-// (64 or 128). `wgmma` tiles (Hopper, f16/bf16, K-major A) issue warpgroup instructions
-// (wgmma.mma_async) instead of per-warp mma.sync: they have warps_n = 1 and frags_m = 1, so each
-// warp still owns 16 rows by the whole block width and the accumulator layout is the same.
+// (64 or 128). `wgmma` tiles (Hopper, K-major A; TF32 through the copy engine) issue warpgroup
+// instructions (wgmma.mma_async) instead of per-warp mma.sync: they have warps_n = 1 and frags_m =
+// 1, so each warp still owns 16 rows by the whole block width and the accumulator layout is the
+// same.
 struct MmaTile {
   int warps_m = 2, warps_n = 4, frags_m = 4, frags_n = 4, stages = 3, row_bytes = 64;
   bool wgmma = false;

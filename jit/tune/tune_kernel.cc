@@ -112,9 +112,7 @@ Variant tune_kernel(const ir::Graph& g, const Plan& plan, int k, const Emitter::
   const ir::ValueId out = kp.outputs[0];
   std::vector<float> reference;
   std::set<Variant> checked;
-  // Variants sum in different orders; half-precision outputs then round apart by an ulp.
-  DType out_type = g.type(out).dtype;
-  float tolerance = out_type == DType::F16 || out_type == DType::BF16 ? 1e-2f : 1e-3f;
+  const float tolerance = kp.family->tuning_tolerance(g, kp);
   auto time_variant = [&](Variant variant) -> double {
     Plan trial = plan;
     trial.kernels[k].variant = variant;

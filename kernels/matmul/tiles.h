@@ -38,9 +38,9 @@ int matmul_block(int64_t m, int64_t n, int64_t batch);
 
 // The tensor-core template's tiles (8 warps each but the last; MmaTile in jit/codegen/kernel.h).
 // MatmulVariant::mma is 1 + an index here. k-tile: 64 or 128 bytes of k per stage (32 or 64
-// f16/bf16 elements, 16 or 32 f32). The wgmma tiles (warpgroups of 64 rows each) need Hopper,
-// f16/bf16 and a K-major A; where one of those is missing the lowering takes a mma.sync tile
-// instead.
+// f16/bf16 elements, 16 or 32 f32). The wgmma tiles (warpgroups of 64 rows each) need Hopper
+// and a K-major A, and TF32 the copy engine too (8-warp tiles, one matrix; operands.cc); where
+// one of those is missing the lowering takes a mma.sync tile instead.
 inline constexpr MmaTile kMmaTiles[] = {
     {2, 4, 4, 4, 3, 64},           // 128 x 128, 64 x 32 per warp
     {2, 4, 4, 8, 3, 64},           // 128 x 256, 64 x 64 per warp

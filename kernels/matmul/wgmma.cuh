@@ -1,5 +1,6 @@
-// Hopper's warpgroup tiles (after mma_sync.cuh). Wgmma<N>::op, one m64nNk16 wgmma naming every
-// accumulator register, is generated per width N by jit/cuda_tensor_core.cc after this file.
+// Hopper's warpgroup tiles (after mma_sync.cuh). Wgmma<N>::op, one m64nNk16 wgmma (m64nNk8 for
+// TF32) naming every accumulator register, is generated per width N by
+// jit/codegen/cuda_tensor_core.cc after this file.
 template <int N>
 struct Wgmma;
 // Warpgroup tile (wgmma.mma_async, sm_90a): each warpgroup (two or three) owns 64 rows of the

@@ -100,8 +100,8 @@ __device__ __forceinline__ void wgmma_tf32_nmajor_tile(const TensorMap* ta, cons
   }
   // Every copy has been waited for: the barriers can be set up again for a next tile. The
   // outputs are stored from the accumulators after this (lower_matmul_tile: in the transposed
-  // layout a warp's f32 store still fills whole 32-byte sectors, and the staged epilogue measured
-  // 2% slower).
+  // layout a warp's f32 store still fills whole 32-byte sectors where C's rows start on 32-byte
+  // boundaries, and the staged epilogue measured 2% slower at 4096 and 8192).
   __syncthreads();
   if (threadIdx.x == 0) {
 #pragma unroll

@@ -388,6 +388,42 @@ TEST(CudaCompile, TiledViewsOfOneRowAndNMajorB) {
   EXPECT_EQ(w.box_cols, 64u);
 }
 
+// The TF32 copy-engine tiles' maps: 4-byte elements in boxes 32 wide (128 bytes); the swapped
+// tile (an N-major B) boxes A by the 256 rows of C its block covers and B by 32 k-rows of 32
+// columns; a K-major B by the block's columns; one row's stride rounded to 16 bytes (4 floats).
+TEST(CudaCompile, Tf32TiledViews) {
+  for (bool b_kmajor : {false, true}) {
+    SCOPED_TRACE(b_kmajor ? "A B^T" : "A B");
+    ir::Graph g;
+    Builder b(g);
+    // (A K-major B's rows must be whole 16-byte chunks: K = 72 there.)
+    const int64_t k = b_kmajor ? 72 : 70;
+    ValueId w =
+        b_kmajor ? b.permute(in(b, DType::F32, {200, k}), {1, 0}) : in(b, DType::F32, {k, 200});
+    ValueId mm = b.matmul(in(b, DType::F32, {1, k}), w);
+    std::vector<LoweredKernel> lks = lower_with_mma(g, {mm}, 10);  // wgmma 128 x 256
+    ASSERT_EQ(lks.size(), 1u);
+    ASSERT_EQ(lks[0].launch.tiled_views.size(), 2u);
+    const runtime::TiledView& a = lks[0].launch.tiled_views[0];
+    const runtime::TiledView& bv = lks[0].launch.tiled_views[1];
+    EXPECT_EQ(render_cuda(lks[0].desc).find("wgmma_tf32_nmajor_tile<") != std::string::npos,
+              !b_kmajor);
+    for (const runtime::TiledView* v : {&a, &bv}) {
+      EXPECT_EQ(v->element_bytes, 4u);
+      EXPECT_EQ(v->box_cols, 32u);
+    }
+    EXPECT_EQ(a.rows, 1u);
+    EXPECT_EQ(a.cols, static_cast<uint64_t>(k));
+    EXPECT_EQ(a.row_stride, 72u);  // rounded up to 16 bytes
+    // C's block: 256 x 128 computed as C^T (swapped), 128 x 256 otherwise.
+    EXPECT_EQ(a.box_rows, b_kmajor ? 128u : 256u);
+    EXPECT_EQ(bv.rows, b_kmajor ? 200u : 70u);
+    EXPECT_EQ(bv.cols, b_kmajor ? 72u : 200u);
+    EXPECT_EQ(bv.row_stride, b_kmajor ? 72u : 200u);
+    EXPECT_EQ(bv.box_rows, b_kmajor ? 256u : 32u);
+  }
+}
+
 // The f32 vector tile (MatmulVariant::block = kVectorTileBlock) compiles, batched with a fused
 // epilogue, for x @ w; x @ w^T, x^T @ w and rows of an odd length take the SIMT template.
 TEST(CudaCompile, VectorTileCompilesOrFallsBack) {

@@ -153,9 +153,9 @@ INSTANTIATE_TEST_SUITE_P(Tiles, MatmulMmaTiles, ::testing::Range(1, jit::kMmaTil
 
 // Hopper's 8-warp wgmma tiles read a single matrix's operands through tensor maps (the copy
 // engine): windows of wider matrices (an offset, a row stride beyond the row), B both N-major
-// and K-major, and a K of 17 k-tiles (33 in TF32) that wraps the four-stage ring four times. In
-// TF32 an N-major B runs the tile that swaps the operands' roles (wgmma_tf32.cuh), with the fused
-// relu on its transposed accumulators.
+// and K-major, and a K of 17 k-tiles (33 in TF32) that wraps the four-stage ring four (eight)
+// times. In TF32 an N-major B runs the tile that swaps the operands' roles (wgmma_tf32.cuh), with
+// the fused relu on its transposed accumulators.
 class MatmulMmaTma : public ::testing::TestWithParam<DType> {};
 
 TEST_P(MatmulMmaTma, WindowsOfWiderMatricesAndLongK) {
@@ -233,18 +233,19 @@ TEST(MatmulTf32, HighRunsF32MatmulsOnTensorCores) {
   EXPECT_EQ(mma_launches_of(f32_matmul(), 1e-2, 5e-2), 2);
 }
 
-// The TF32 tile for an N-major B over many tiles, ragged in M, N and K (three k-tiles, the last
-// of 8), both 8-warp sizes, with a fused bias and relu stored from the transposed accumulators.
+// The TF32 tile for an N-major B over many tiles, ragged in M, N and K (seven k-tiles, the last
+// of 8: every stage ring wraps), every 8-warp tile, with a fused bias and relu stored from the
+// transposed accumulators.
 TEST(MatmulTf32, SwappedTilesOverRaggedEdges) {
   EMBER_REQUIRE_TENSOR_CORES();
   PrecisionGuard p(MatmulPrecision::High);
-  for (const char* tile : {"10", "11"}) {
+  for (const char* tile : {"10", "11", "12"}) {
     SCOPED_TRACE(tile);
     setenv("EMBER_MMA_TILE", tile, 1);
     int64_t n = mma_launches_of(
         [](const Device& dev) -> std::vector<RawTensor> {
-          auto a = Tensor<2>::from_data(testing::host_uniform({2600, 72}, 96), dev);
-          auto b = Tensor<2>::from_data(testing::host_uniform({72, 3864}, 97), dev);
+          auto a = Tensor<2>::from_data(testing::host_uniform({2600, 200}, 96), dev);
+          auto b = Tensor<2>::from_data(testing::host_uniform({200, 3864}, 97), dev);
           auto bias = Tensor<2>::from_data(testing::host_uniform({1, 3864}, 98), dev);
           return {activation::relu(a.matmul(b) + bias).raw()};
         },
