@@ -138,10 +138,11 @@ class Cuda final : public Dialect {
   }
 
   std::string entry_begin(const KernelDesc& k) const override {
-    std::string s =
-        absl::StrCat("extern \"C\" __global__ void __launch_bounds__(", k.workgroup_size,
-                     k.min_workgroups_per_sm > 0 ? absl::StrCat(", ", k.min_workgroups_per_sm) : "",
-                     ") ", cuda_entry(k), "(const Params P_");
+    std::string s = absl::StrCat(
+        "extern \"C\" __global__ void __launch_bounds__(", k.workgroup_size,
+        k.min_workgroups_per_sm > 0 ? absl::StrCat(", ", k.min_workgroups_per_sm) : "", ") ",
+        k.cluster_size > 1 ? absl::StrCat("__cluster_dims__(", k.cluster_size, ", 1, 1) ") : "",
+        cuda_entry(k), "(const Params P_");
     for (size_t i = 0; i < k.buffers.size(); ++i) {
       // __restrict__ (read-only loads through the non-coherent cache) unless an output may take
       // the buffer of an input that dies in this kernel.

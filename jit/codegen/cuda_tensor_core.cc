@@ -98,7 +98,8 @@ std::string tensor_core_call(const MmaShape& m, const std::string& a, const std:
                              const std::vector<std::string>& args, const std::string& acc) {
   if (m.swap) {  // TF32 with an N-major B (wgmma_tf32.cuh); the accumulators hold C^T
     return absl::StrCat("wgmma_tf32_nmajor_tile<", m.warps_m, ", ", m.block_n(), ", ", m.stages,
-                        ">(&tm0, &tm1, ", args[6], ", ", args[7], ", ", args[8], ", ", acc, ");");
+                        ", ", m.cluster ? 2 : 1, ">(&tm0, &tm1, ", args[6], ", ", args[7], ", ",
+                        args[8], ", ", acc, ");");
   }
   if (m.tma) {  // operands through tensor maps tm0 and tm1: K and the block's corner only
     return absl::StrCat("wgmma_tma_tile<", static_cast<int>(m.kind), ", ", m.b_kmajor, ", ",

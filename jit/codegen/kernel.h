@@ -127,6 +127,8 @@ struct MmaShape : MmaTile {
   // C^T = B^T A^T, so the geometry above (warps_m warps of 16 rows, block_n() wide) describes C^T
   // and its accumulators: the warps own C's columns. out_block_m() and out_block_n() are C's.
   bool swap = false;
+  // The swapped TF32 tile in clusters of two workgroups sharing A's rows (wgmma_tf32.cuh).
+  bool cluster = false;
 
   int out_block_m() const { return swap ? block_n() : block_m(); }
   int out_block_n() const { return swap ? block_m() : block_n(); }
@@ -138,7 +140,7 @@ struct MmaShape : MmaTile {
   int pack() const {
     return kind | a_kmajor << 2 | b_kmajor << 3 | warps_m << 4 | warps_n << 8 | frags_m << 12 |
            frags_n << 16 | stages << 22 | (row_bytes == 128) << 26 | wgmma << 27 | tma << 28 |
-           swap << 29;
+           swap << 29 | cluster << 30;
   }
   static MmaShape unpack(int c) {
     MmaShape s;
@@ -154,6 +156,7 @@ struct MmaShape : MmaTile {
     s.wgmma = c >> 27 & 1;
     s.tma = c >> 28 & 1;
     s.swap = c >> 29 & 1;
+    s.cluster = c >> 30 & 1;
     return s;
   }
 };
@@ -203,6 +206,8 @@ struct KernelDesc {
   uint32_t dynamic_shared_bytes = 0;  // CUDA tensor-core tiles: their staging buffers
   // CUDA: workgroups that must fit on one SM at once (a register budget for the compiler), or 0.
   uint32_t min_workgroups_per_sm = 0;
+  // CUDA: workgroups run in clusters of this many along x (the grid a multiple of it).
+  uint32_t cluster_size = 1;
   // CUDA: tensor map parameters (tm0, tm1, ...) after the buffers, for bulk tensor copies.
   int tensor_maps = 0;
   bool uses_errors = false;  // binds the error buffer after the tensors

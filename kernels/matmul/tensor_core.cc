@@ -38,7 +38,8 @@ void add_tiled_views(MmaShape& shape, const MmaOperand& a, const MmaOperand& b, 
     v.box_cols = box_cols;
     return v;
   };
-  const uint32_t bm = static_cast<uint32_t>(shape.out_block_m());
+  // A cluster's workgroups each copy half of A's box (wgmma_tf32.cuh).
+  const uint32_t bm = static_cast<uint32_t>(shape.out_block_m() / (shape.cluster ? 2 : 1));
   const uint32_t bn = static_cast<uint32_t>(shape.out_block_n());
   out.tiled_views = {view(a, M, bm), view(b, N, b.kmajor ? bn : box_cols)};
   shape.tma = true;
@@ -50,6 +51,17 @@ void add_tiled_views(MmaShape& shape, const MmaOperand& a, const MmaOperand& b, 
 bool staged_epilogue_enabled() {
   static const bool on = [] {
     const char* env = std::getenv("EMBER_MMA_STAGED_EPILOGUE");
+    return env == nullptr || std::string_view(env) != "0";
+  }();
+  return on;
+}
+
+// EMBER_MMA_CLUSTER=0: the swapped TF32 tile runs one workgroup per tile, each copying the
+// whole of its A box (the A/B baseline of the clusters, wgmma_tf32.cuh). Read once, as
+// EMBER_MMA_STAGED_EPILOGUE.
+bool cluster_tiles_enabled() {
+  static const bool on = [] {
+    const char* env = std::getenv("EMBER_MMA_CLUSTER");
     return env == nullptr || std::string_view(env) != "0";
   }();
   return on;
@@ -155,9 +167,13 @@ void lower_matmul_tile(const ir::Graph& g, Emitter& e, const KernelPlan& kp, Til
   int64_t M = os[r - 2], N = os[r - 1], K = as[r - 1];
   Shape batch(std::vector<int64_t>(os.dims.begin(), os.dims.end() - 2));
   const int64_t BM = shape.out_block_m(), BN = shape.out_block_n();
+  shape.cluster = shape.swap && cluster_tiles_enabled();
+  // A cluster's two workgroups take the tiles of a pair of block columns in one block row.
+  const int64_t cl = shape.cluster ? 2 : 1;
   if (shape.wgmma) add_tiled_views(shape, *oa, *ob, M, N, K, batch.numel(), e, out);
   int64_t tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
-  int64_t tiles = batch.numel() * tiles_m * tiles_n;
+  if (cl > 1) tiles_n = (tiles_n + 1) / 2;  // pairs of columns (the last one may be empty)
+  int64_t tiles = batch.numel() * tiles_m * tiles_n * cl;
   auto u = [&](int64_t v) { return e.const_u(static_cast<uint64_t>(v)); };
   auto add = [&](int x, int y) { return e.bin(BinaryFn::Add, x, y); };
   auto mul = [&](int x, int y) { return e.bin(BinaryFn::Mul, x, y); };
@@ -170,7 +186,8 @@ void lower_matmul_tile(const ir::Graph& g, Emitter& e, const KernelPlan& kp, Til
   int pM = e.param_u("M", static_cast<uint32_t>(M));
   int pN = e.param_u("N", static_cast<uint32_t>(N));
   int pK = e.param_u("K", static_cast<uint32_t>(K));
-  int t = e.begin_for(SOp::ForRows, p_tiles);
+  const int t_loop = e.begin_for(SOp::ForRows, p_tiles);
+  const int t = cl > 1 ? div(t_loop, u(cl)) : t_loop;  // the tile, or (clusters) the pair
   int bi = div(t, p_tmn);
   // Tensor-core tiles run in groups of block rows (tile_group_rows), column by column, so that
   // the operand panels the resident workgroups read stay in L2. The vector tile runs row by row:
@@ -190,6 +207,7 @@ void lower_matmul_tile(const ir::Graph& g, Emitter& e, const KernelPlan& kp, Til
     tm = add(first_m, rem(in_group, group_rows));
     tn = div(in_group, group_rows);
   }
+  if (cl > 1) tn = add(mul(tn, u(cl)), rem(t_loop, u(cl)));
   int m0 = mul(tm, u(BM)), n0 = mul(tn, u(BN));
   Index batch_idx{batch, std::vector<int>(batch.rank(), -1), bi};
   std::vector<int> bdims;
@@ -225,6 +243,7 @@ void lower_matmul_tile(const ir::Graph& g, Emitter& e, const KernelPlan& kp, Til
                n0};
   e.desc().body.push_back(tile);
   e.desc().dynamic_shared_bytes = static_cast<uint32_t>(shape.shared_bytes());
+  e.desc().cluster_size = static_cast<uint32_t>(cl);
   // A copy-engine tile adds its producer warpgroup; one workgroup per SM either way.
   e.desc().workgroup_size = static_cast<uint32_t>(shape.threads() + (shape.tma ? 128 : 0));
   // One workgroup per SM: its registers (the vector tile's 128 accumulators per thread, or a

@@ -389,8 +389,9 @@ TEST(CudaCompile, TiledViewsOfOneRowAndNMajorB) {
 }
 
 // The TF32 copy-engine tiles' maps: 4-byte elements in boxes 32 wide (128 bytes); the swapped
-// tile (an N-major B) boxes A by the 256 rows of C its block covers and B by 32 k-rows of 32
-// columns; a K-major B by the block's columns; one row's stride rounded to 16 bytes (4 floats).
+// tile (an N-major B) runs in clusters of two that each copy half of the 256 rows of A its block
+// covers, and boxes B by 32 k-rows of 32 columns; a K-major B is boxed by the block's columns;
+// one row's stride is rounded to 16 bytes (4 floats).
 TEST(CudaCompile, Tf32TiledViews) {
   for (bool b_kmajor : {false, true}) {
     SCOPED_TRACE(b_kmajor ? "A B^T" : "A B");
@@ -406,8 +407,10 @@ TEST(CudaCompile, Tf32TiledViews) {
     ASSERT_EQ(lks[0].launch.tiled_views.size(), 2u);
     const runtime::TiledView& a = lks[0].launch.tiled_views[0];
     const runtime::TiledView& bv = lks[0].launch.tiled_views[1];
-    EXPECT_EQ(render_cuda(lks[0].desc).find("wgmma_tf32_nmajor_tile<") != std::string::npos,
-              !b_kmajor);
+    const std::string source = render_cuda(lks[0].desc);
+    EXPECT_EQ(source.find("wgmma_tf32_nmajor_tile<") != std::string::npos, !b_kmajor);
+    EXPECT_EQ(source.find("__cluster_dims__(2, 1, 1)") != std::string::npos, !b_kmajor);
+    EXPECT_EQ(lks[0].desc.cluster_size, b_kmajor ? 1u : 2u);
     for (const runtime::TiledView* v : {&a, &bv}) {
       EXPECT_EQ(v->element_bytes, 4u);
       EXPECT_EQ(v->box_cols, 32u);
@@ -415,8 +418,9 @@ TEST(CudaCompile, Tf32TiledViews) {
     EXPECT_EQ(a.rows, 1u);
     EXPECT_EQ(a.cols, static_cast<uint64_t>(k));
     EXPECT_EQ(a.row_stride, 72u);  // rounded up to 16 bytes
-    // C's block: 256 x 128 computed as C^T (swapped), 128 x 256 otherwise.
-    EXPECT_EQ(a.box_rows, b_kmajor ? 128u : 256u);
+    // C's block: 256 x 128 computed as C^T (swapped; half of its rows per workgroup of a
+    // cluster), 128 x 256 otherwise.
+    EXPECT_EQ(a.box_rows, 128u);
     EXPECT_EQ(bv.rows, b_kmajor ? 200u : 70u);
     EXPECT_EQ(bv.cols, b_kmajor ? 72u : 200u);
     EXPECT_EQ(bv.row_stride, b_kmajor ? 72u : 200u);

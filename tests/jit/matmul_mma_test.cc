@@ -235,7 +235,8 @@ TEST(MatmulTf32, HighRunsF32MatmulsOnTensorCores) {
 
 // The TF32 tile for an N-major B over many tiles, ragged in M, N and K (seven k-tiles, the last
 // of 8: every stage ring wraps), every 8-warp tile, with a fused bias and relu stored from the
-// transposed accumulators.
+// transposed accumulators. Its clusters pair block columns: 31 of them leave the last cluster's
+// second tile empty.
 TEST(MatmulTf32, SwappedTilesOverRaggedEdges) {
   EMBER_REQUIRE_TENSOR_CORES();
   PrecisionGuard p(MatmulPrecision::High);
