@@ -2,7 +2,11 @@
 
 #include <dlfcn.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <mutex>
+#include <string_view>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "ir/error.h"
@@ -94,6 +98,26 @@ std::string nvrtc_version() {
   return absl::StrCat(major, ".", minor);
 }
 
+namespace {
+
+// EMBER_NVRTC_VERBOSE=1: ptxas reports each kernel's registers, spills and shared memory, and
+// every compile's log goes to stderr (otherwise the log is read only when a compile fails, so a
+// generated kernel's spills went unseen).
+bool nvrtc_verbose() {
+  const char* env = std::getenv("EMBER_NVRTC_VERBOSE");
+  return env != nullptr && std::string_view(env) == "1";
+}
+
+std::string program_log(const Nvrtc& n, nvrtcProgram prog) {
+  size_t size = 0;
+  n.nvrtcGetProgramLogSize(prog, &size);
+  std::string log(size, '\0');
+  n.nvrtcGetProgramLog(prog, log.data());
+  return log;
+}
+
+}  // namespace
+
 std::vector<char> nvrtc_compile(const std::string& source, const std::string& name,
                                 const std::string& arch, bool ptx) {
   std::string why;
@@ -110,17 +134,20 @@ std::vector<char> nvrtc_compile(const std::string& source, const std::string& na
   // gives on the same GPU, and the difference between memory-bound and ALU-bound row kernels.
   // No contraction of a multiply and an add: a value fusion recomputes in two kernels must have
   // the same bits in both (fmaf where an FMA is wanted).
-  const char* opts[] = {arch_opt.c_str(),  "-default-device",  "--std=c++17",
-                        "-prec-div=false", "-prec-sqrt=false", "--fmad=false"};
-  nvrtcResult r = n->nvrtcCompileProgram(prog, 6, opts);
+  std::vector<const char*> opts = {arch_opt.c_str(),  "-default-device",  "--std=c++17",
+                                   "-prec-div=false", "-prec-sqrt=false", "--fmad=false"};
+  const bool verbose = nvrtc_verbose();
+  if (verbose && !ptx) opts.push_back("--ptxas-options=-v");
+  nvrtcResult r = n->nvrtcCompileProgram(prog, static_cast<int>(opts.size()), opts.data());
   if (r != NVRTC_SUCCESS) {
-    size_t size = 0;
-    n->nvrtcGetProgramLogSize(prog, &size);
-    std::string log(size, '\0');
-    n->nvrtcGetProgramLog(prog, log.data());
+    const std::string log = program_log(*n, prog);
     n->nvrtcDestroyProgram(&prog);
     throw Error(absl::StrCat("cuda: NVRTC compile of ", name, " for ", arch, " failed:\n", log,
                              "\n", source));
+  }
+  if (verbose) {
+    std::fprintf(stderr, "ember nvrtc: %s for %s:\n%s\n", name.c_str(), arch.c_str(),
+                 program_log(*n, prog).c_str());
   }
   size_t size = 0;
   std::vector<char> out;

@@ -388,6 +388,24 @@ TEST(CudaCompile, TiledViewsOfOneRowAndNMajorB) {
   EXPECT_EQ(w.box_cols, 64u);
 }
 
+// EMBER_NVRTC_VERBOSE=1 prints each compile's log with ptxas's report (registers, spills),
+// which is otherwise read only when a compile fails.
+TEST(CudaCompile, VerboseCompilesReportRegisters) {
+  EMBER_SKIP_UNLESS(runtime::cuda::nvrtc_version() != "none", "NVRTC unavailable");
+  const std::string source =
+      "extern \"C\" __global__ void ember_verbose(float* p) { p[threadIdx.x] = 1.0f; }\n";
+  setenv("EMBER_NVRTC_VERBOSE", "1", 1);
+  ::testing::internal::CaptureStderr();
+  runtime::cuda::nvrtc_compile(source, "ember_verbose", "sm_90a", false);
+  const std::string log = ::testing::internal::GetCapturedStderr();
+  unsetenv("EMBER_NVRTC_VERBOSE");
+  EXPECT_NE(log.find("ember nvrtc: ember_verbose for sm_90a"), std::string::npos) << log;
+  EXPECT_NE(log.find("registers"), std::string::npos) << log;
+  ::testing::internal::CaptureStderr();
+  runtime::cuda::nvrtc_compile(source, "ember_verbose", "sm_90a", false);
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "") << "quiet by default";
+}
+
 // The TF32 copy-engine tiles' maps: 4-byte elements in boxes 32 wide (128 bytes); the swapped
 // tile (an N-major B) runs in clusters of two that each copy half of the 256 rows of A its block
 // covers, and boxes B by 32 k-rows of 32 columns; a K-major B is boxed by the block's columns;
