@@ -17,6 +17,21 @@ bench() {
   echo "  ($1: $((SECONDS - start)) s whole process)"
 }
 
+# env_ab NAME "V1 V2 ..." FILTER TIMEOUT [ember_bench args...]: the matching benchmarks on CUDA
+# (medians of 3; later args override) once per value of environment variable NAME, in the order
+# given (list the values alternated for an A/B).
+env_ab() {
+  local name=$1 v
+  for v in $2; do
+    echo "$name=$v"
+    (
+      export "$name=$v"
+      EMBER_BENCH_GPU=1 EMBER_DEVICE=cuda bench "$3" "$4" --benchmark_min_time=0.2 \
+        --benchmark_repetitions=3 --benchmark_report_aggregates_only=true "${@:5}" | cut -c1-150
+    )
+  done
+}
+
 # cuda_tests FILTER TIMEOUT: the jit suite's tests matching FILTER on cuda:0 (CUDA-only tests
 # required, not skipped), failures and the summary lines.
 cuda_tests() {
@@ -30,12 +45,7 @@ cuda_tests() {
 # twice (medians of 3), then PyTorch's figures for the same steps.
 fixed_division_ab() {
   local steps='BM_(conv_block_train|mlp_train_step|transformer_block)/fused:1'
-  for fixed in 1 0 1 0; do
-    echo "EMBER_FIXED_DIVISION=$fixed"
-    EMBER_BENCH_GPU=1 EMBER_DEVICE=cuda EMBER_FIXED_DIVISION=$fixed bench "$steps" 150 \
-      --benchmark_min_time=0.1 --benchmark_repetitions=3 --benchmark_report_aggregates_only=true |
-      cut -c1-200
-  done
+  env_ab EMBER_FIXED_DIVISION "1 0 1 0" "$steps" 150 --benchmark_min_time=0.1
   timeout 150 python3 bench/torch_reference.py \
     --only 'conv_block_train|mlp_train_step|transformer_block' 2>&1 | grep -E '^\{' | tail -8
 }

@@ -12,13 +12,7 @@ source scripts/gpu-bench-lib.sh
 tests='MatmulMma*:*MatmulMmaTiles*:*MatmulMmaTma*:MatmulTf32*'
 cuda_tests "$tests" 150
 EMBER_MMA_PERSISTENT=0 cuda_tests "$tests" 150
-for p in 1 0 1 0; do
-  echo "EMBER_MMA_PERSISTENT=$p"
-  EMBER_MMA_PERSISTENT=$p EMBER_BENCH_GPU=1 EMBER_DEVICE=cuda \
-    bench 'BM_matmul_4096_tf32/fused:1|BM_matmul_square/n:8192/type:2' 120 \
-    --benchmark_min_time=0.2 --benchmark_repetitions=3 --benchmark_report_aggregates_only=true |
-    cut -c1-150
-done
+env_ab EMBER_MMA_PERSISTENT "1 0 1 0" 'BM_matmul_4096_tf32/fused:1|BM_matmul_square/n:8192/type:2' 120
 timeout 120 python3 bench/torch_reference.py --only 'matmul_(4096|8192)_tf32' --no-compile 2>&1 |
   grep -E '^\{' | tail -4
 EMBER_LOG=kernels EMBER_BENCH_GPU=1 EMBER_DEVICE=cuda timeout 120 $bin/ember_bench \

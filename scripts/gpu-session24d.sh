@@ -8,12 +8,6 @@ source scripts/gpu-bench-lib.sh
 tests='MatmulMma*:*MatmulMmaTiles*:*MatmulMmaTma*:MatmulTf32*'
 cuda_tests "$tests" 150
 EMBER_MMA_PERSISTENT=0 cuda_tests 'MatmulTf32*' 100
-for g in 8 4 16 8; do
-  echo "EMBER_MMA_GROUP=$g"
-  EMBER_MMA_GROUP=$g EMBER_BENCH_GPU=1 EMBER_DEVICE=cuda \
-    bench 'BM_matmul_4096_tf32/fused:1|BM_matmul_square/n:8192/type:(1|2)' 150 \
-    --benchmark_min_time=0.2 --benchmark_repetitions=3 --benchmark_report_aggregates_only=true |
-    cut -c1-150
-done
+env_ab EMBER_MMA_GROUP "8 4 16 8" 'BM_matmul_4096_tf32/fused:1|BM_matmul_square/n:8192/type:(1|2)' 150
 timeout 150 python3 bench/torch_reference.py --only 'matmul_(4096_tf32|8192_tf32|8192_bf16)' \
   --no-compile 2>&1 | grep -E '^\{' | tail -4

@@ -13,9 +13,4 @@ EMBER_BENCH_GPU=1 EMBER_DEVICE=cuda bench 'BM_matmul_square/n:(4096|8192)/type:[
   cut -c1-150
 timeout 150 python3 bench/torch_reference.py --only 'matmul_(4096|8192)_' --no-compile 2>&1 |
   grep -E '^\{' | tail -9
-for g in 16 8 16 8; do
-  echo "EMBER_MMA_GROUP=$g"
-  EMBER_MMA_GROUP=$g EMBER_BENCH_GPU=1 EMBER_DEVICE=cuda \
-    bench 'BM_matmul_square/n:8192/type:1|BM_matmul_gpt' 120 --benchmark_min_time=0.1 \
-    --benchmark_repetitions=3 --benchmark_report_aggregates_only=true | cut -c1-110
-done
+env_ab EMBER_MMA_GROUP "16 8 16 8" 'BM_matmul_square/n:8192/type:1|BM_matmul_gpt' 120 --benchmark_min_time=0.1

@@ -5,11 +5,6 @@
 source scripts/gpu-bench-lib.sh
 cuda_tests 'MatmulMma*:*MatmulMmaTiles*:*MatmulMmaTma*:MatmulTf32*:SplitK*' 150
 EMBER_MMA_CLUSTER=0 cuda_tests 'MatmulTf32*:*MatmulMmaTma*' 100
-for c in 1 0 1 0; do
-  echo "EMBER_MMA_CLUSTER=$c"
-  EMBER_MMA_CLUSTER=$c EMBER_BENCH_GPU=1 EMBER_DEVICE=cuda \
-    bench 'BM_matmul_square/n:(4096|8192)/type:2' 100 --benchmark_min_time=0.2 \
-    --benchmark_repetitions=3 --benchmark_report_aggregates_only=true | cut -c1-100
-done
+env_ab EMBER_MMA_CLUSTER "1 0 1 0" 'BM_matmul_square/n:(4096|8192)/type:2' 100
 timeout 100 python3 bench/torch_reference.py --only 'matmul_(4096|8192)_tf32$' --no-compile 2>&1 |
   grep -E '^\{' | tail -3
