@@ -92,14 +92,7 @@ __device__ __forceinline__ void wgmma_tf32_nmajor_tile(const TensorMap* ta, cons
   const uint full = smem_u32(bars), empty = full + STAGES * 8;
   const uint KT = (K + BK - 1) / BK;
   const uint rank = CLUSTER > 1 ? cluster_rank() : 0u;
-  if (threadIdx.x == 0) {
-#pragma unroll
-    for (int s = 0; s < STAGES; ++s) {
-      mbar_init(full + s * 8, 1);
-      mbar_init(empty + s * 8, WARPS * CLUSTER);
-    }
-    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-  }
+  ring_init<STAGES>(full, empty, WARPS * CLUSTER);
   asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
   if (CLUSTER > 1) {
     cluster_sync();  // the peer's barriers exist before anything arrives on them
@@ -164,8 +157,5 @@ __device__ __forceinline__ void wgmma_tf32_nmajor_tile(const TensorMap* ta, cons
   } else {
     __syncthreads();
   }
-  if (threadIdx.x == 0) {
-#pragma unroll
-    for (int s = 0; s < 2 * STAGES; ++s) mbar_inval(full + s * 8);
-  }
+  ring_inval<STAGES>(full);
 }

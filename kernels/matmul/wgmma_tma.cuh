@@ -41,6 +41,26 @@ __device__ __forceinline__ void tma_load(uint dst, const TensorMap* map, uint c0
       "l"(map), "r"(c0), "r"(c1), "r"(bar)
       : "memory");
 }
+// A copy ring's barriers (thread 0): full[s] completes when stage s's bytes have landed (one
+// arrival, the producer's), empty[s] when `releasers` consumer warps are done reading it.
+template <int STAGES>
+__device__ __forceinline__ void ring_init(uint full, uint empty, uint releasers) {
+  if (threadIdx.x != 0) return;
+#pragma unroll
+  for (int s = 0; s < STAGES; ++s) {
+    mbar_init(full + s * 8, 1);
+    mbar_init(empty + s * 8, releasers);
+  }
+  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+}
+// Invalidates both barrier arrays (full, then empty right after it) once every copy is waited
+// for, so the next tile of a grid-stride loop can set them up again.
+template <int STAGES>
+__device__ __forceinline__ void ring_inval(uint full) {
+  if (threadIdx.x != 0) return;
+#pragma unroll
+  for (int s = 0; s < 2 * STAGES; ++s) mbar_inval(full + s * 8);
+}
 template <int KIND, bool B_K, int WARPS, int BN, int STAGES>
 __device__ __forceinline__ void wgmma_tma_tile(const TensorMap* ta, const TensorMap* tb, uint K,
                                                uint m0, uint n0, float* acc) {
@@ -51,14 +71,7 @@ __device__ __forceinline__ void wgmma_tma_tile(const TensorMap* ta, const Tensor
   const uint s0 = (smem_u32(smem) + 1023u) & ~1023u;      // swizzle atoms: 1024-byte aligned
   const uint full = smem_u32(bars), empty = full + STAGES * 8;
   const uint KT = (K + BK - 1) / BK;
-  if (threadIdx.x == 0) {
-#pragma unroll
-    for (int s = 0; s < STAGES; ++s) {
-      mbar_init(full + s * 8, 1);
-      mbar_init(empty + s * 8, WARPS);
-    }
-    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-  }
+  ring_init<STAGES>(full, empty, WARPS);
   // The previous tile's staged epilogue used this shared memory through ordinary loads and
   // stores; the copies below write it through the async proxy.
   asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
@@ -95,8 +108,5 @@ __device__ __forceinline__ void wgmma_tma_tile(const TensorMap* ta, const Tensor
   }
   // Every copy has been waited for: the barriers can be re-initialised for the next tile.
   __syncthreads();
-  if (threadIdx.x == 0) {
-#pragma unroll
-    for (int s = 0; s < 2 * STAGES; ++s) mbar_inval(full + s * 8);
-  }
+  ring_inval<STAGES>(full);
 }
