@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "ir/ops.h"
 #include "kernels/attention/device_code.h"
+#include "kernels/conv/device_code.h"
 #include "kernels/matmul/device_code.h"
 
 namespace ember::jit {
@@ -64,7 +65,7 @@ std::string wgmma_tf32_rs_source(int n) {
 
 std::string tensor_core_helpers(const KernelDesc& k) {
   std::set<int> wgmma_widths, tf32_nmajor_widths;
-  bool any = false, simt = false, tma = false;
+  bool any = false, simt = false, tma = false, conv = false;
   for (const Stmt& s : k.body) {
     if (s.op == SOp::Attention) {
       return absl::StrCat(kernels::matmul::kMmaSyncCuh, kernels::attention::kFlashFwdCuh,
@@ -77,12 +78,14 @@ std::string tensor_core_helpers(const KernelDesc& k) {
       continue;
     }
     any = true;
+    conv = conv || m.conv;
     if (m.wgmma) (m.swap ? tf32_nmajor_widths : wgmma_widths).insert(m.block_n());
     tma = tma || m.tma;
   }
   if (!any && !simt) return "";
   using namespace kernels::matmul;
-  std::string out = absl::StrCat(kMmaSyncCuh, simt ? kSimtTileCuh : "");
+  std::string out = absl::StrCat(kMmaSyncCuh, simt ? kSimtTileCuh : "",
+                                 conv ? kernels::conv::kConvMmaCuh : "");
   if (!any) return out;
   if (wgmma_widths.empty() && tf32_nmajor_widths.empty()) return out;
   out += kWgmmaCuh;
@@ -96,6 +99,14 @@ std::string tensor_core_helpers(const KernelDesc& k) {
 
 std::string tensor_core_call(const MmaShape& m, const std::string& a, const std::string& b,
                              const std::vector<std::string>& args, const std::string& acc) {
+  if (m.conv) {  // args: ConvTileArgs' fields, then the block's first row and column
+    const size_t fields = args.size() - 2;
+    std::vector<std::string> init(args.begin(), args.begin() + static_cast<long>(fields));
+    return absl::StrCat("{ const ConvTileArgs ca_{", absl::StrJoin(init, ", "), "}; conv_mma_tile<",
+                        static_cast<int>(m.kind), ", ", m.warps_m, ", ", m.warps_n, ", ", m.frags_m,
+                        ", ", m.frags_n, ", ", m.row_bytes, ">(", a, ", ", b, ", ca_, ",
+                        args[fields], ", ", args[fields + 1], ", ", acc, "); }");
+  }
   if (m.swap) {  // TF32 with an N-major B (wgmma_tf32.cuh); the accumulators hold C^T
     return absl::StrCat("wgmma_tf32_nmajor_tile<", m.warps_m, ", ", m.block_n(), ", ", m.stages,
                         ", ", m.cluster ? 2 : 1, ">(&tm0, &tm1, ", args[6], ", ", args[7], ", ",

@@ -129,6 +129,10 @@ struct MmaShape : MmaTile {
   bool swap = false;
   // The swapped TF32 tile in clusters of two workgroups sharing A's rows (wgmma_tf32.cuh).
   bool cluster = false;
+  // A convolution's implicit GEMM (kernels/conv/conv_mma.cuh, mma.sync only): A is gathered from
+  // the input through its strides, B is the weight's K-major rows; the statement's args are
+  // ConvTileArgs' fields in order, then the block's first row and column.
+  bool conv = false;
 
   int out_block_m() const { return swap ? block_n() : block_m(); }
   int out_block_n() const { return swap ? block_m() : block_n(); }
@@ -138,11 +142,14 @@ struct MmaShape : MmaTile {
     return stages * (block_m() + block_n()) * row_bytes + (wgmma ? 1024 : 0);
   }
   int pack() const {
-    return kind | a_kmajor << 2 | b_kmajor << 3 | warps_m << 4 | warps_n << 8 | frags_m << 12 |
-           frags_n << 16 | stages << 22 | (row_bytes == 128) << 26 | wgmma << 27 | tma << 28 |
-           swap << 29 | cluster << 30;
+    const uint32_t bits = kind | a_kmajor << 2 | b_kmajor << 3 | warps_m << 4 | warps_n << 8 |
+                          frags_m << 12 | frags_n << 16 | stages << 22 |
+                          (row_bytes == 128) << 26 | wgmma << 27 | tma << 28 | swap << 29 |
+                          cluster << 30 | uint32_t{conv} << 31;
+    return static_cast<int>(bits);
   }
-  static MmaShape unpack(int c) {
+  static MmaShape unpack(int packed) {
+    const uint32_t c = static_cast<uint32_t>(packed);
     MmaShape s;
     s.kind = static_cast<Kind>(c & 3);
     s.a_kmajor = c >> 2 & 1;
@@ -157,6 +164,7 @@ struct MmaShape : MmaTile {
     s.tma = c >> 28 & 1;
     s.swap = c >> 29 & 1;
     s.cluster = c >> 30 & 1;
+    s.conv = c >> 31 & 1;
     return s;
   }
 };

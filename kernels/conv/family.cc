@@ -2,31 +2,24 @@
 
 #include <algorithm>
 
+#include <cstdlib>
+#include <stdexcept>
+
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "kernels/conv/output.h"
+#include "kernels/conv/tensor_core.h"
 #include "kernels/conv/tuning.h"
+#include "kernels/matmul/precision.h"
 #include "kernels/matmul/simt_gemm.h"
 #include "kernels/matmul/tiles.h"
+#include "kernels/matmul/tuning.h"
 
 namespace ember::jit {
 namespace {
 
 using ir::BinaryFn;
 using ir::ValueId;
-
-// Splits flat index `flat` over `dims` (row-major; each dim a parameter word): returns the
-// per-dim expressions.
-std::vector<int> unflatten(Emitter& e, int flat, const std::vector<int>& dims) {
-  std::vector<int> out(dims.size());
-  for (int d = static_cast<int>(dims.size()) - 1; d >= 0; --d) {
-    if (d == 0) {
-      out[d] = flat;
-    } else {
-      out[d] = e.bin(BinaryFn::Rem, flat, dims[d]);
-      flat = e.bin(BinaryFn::Div, flat, dims[d]);
-    }
-  }
-  return out;
-}
 
 // The implicit GEMM of conv node y = conv(x, w) for group b:
 //   A[m][k] = x[n, b * Cg + c, o * stride - pad + q * dilation] (0 outside the input),
@@ -42,8 +35,10 @@ ConvShape conv_gemm(const ir::Graph& g, ValueId y) {
   return {groups, xs[0] * out_pixels, ws[0] / groups, ws[1] * taps, g.type(y).dtype};
 }
 
-// Variants: the SIMT GEMM's blocks (RM | RN << 8), or the direct loop.
+// Variants: the SIMT GEMM's blocks (RM | RN << 8), the direct loop, or tensor-core tile T
+// (kConvMmaVariant | T).
 constexpr Variant kDirect = 255;
+constexpr Variant kMmaVariant = kConvMmaVariant;
 // Fewer output channels per group than this run the direct variant.
 constexpr int64_t kDirectBelow = 8;
 
@@ -120,21 +115,8 @@ void lower_conv(const ir::Graph& g, Emitter& e, const KernelPlan& kp, Variant bl
     for (int d = 0; d < sr + 1; ++d) idx.dims[d + 1] = k[d];
     return e.cast(e.value(w, idx), gemm.acc);
   };
-  const int pM = e.param_u("M", static_cast<uint32_t>(gemm.M));
-  const int pN = e.param_u("N", static_cast<uint32_t>(gemm.N));
-  gemm.store = [&](int row, int col, int value) {
-    e.provide(y, e.cast(value, compute_type(g.type(y).dtype)));
-    e.begin_if(
-        e.bin(BinaryFn::LogicalAnd, e.bin(BinaryFn::Lt, row, pM), e.bin(BinaryFn::Lt, col, pN)));
-    std::vector<int> m = unflatten(e, row, m_dims);
-    Index oidx{ys, std::vector<int>(r, -1), -1};
-    oidx.dims[0] = m[0];
-    oidx.dims[1] = add(mul(group, p_og), col);
-    for (int d = 0; d < sr; ++d) oidx.dims[d + 2] = m[d + 1];
-    int lin = e.linear(oidx);
-    for (ValueId o : kp.outputs) e.store(o, lin, e.value(o, oidx));
-    e.end();
-  };
+  ConvOutput output(g, e, kp, gemm.M, gemm.N);
+  gemm.store = [&](int row, int col, int value) { output.store(group, row, col, value); };
   emit_simt_gemm(e, gemm, out);
 }
 
@@ -189,29 +171,72 @@ void lower_conv_direct(const ir::Graph& g, Emitter& e, const KernelPlan& kp, Ker
   out.work_items = static_cast<uint64_t>(ys.numel());
 }
 
+// EMBER_CONV_MMA: 0 keeps convolutions off the tensor-core tile (the SIMT baseline of an A/B
+// measurement); 1 to kConvMmaTileCount forces that tile where it is admitted; -1 otherwise. Read
+// at every choice, as EMBER_MMA_TILE, so that tests can force each tile in turn.
+int forced_conv_mma() {
+  const char* env = std::getenv("EMBER_CONV_MMA");
+  int t = -1;
+  if (env == nullptr || !absl::SimpleAtoi(env, &t) || t < 0 || t > kConvMmaTileCount) return -1;
+  return t;
+}
+
+// Whether conv kp may run the tensor-core tile on this backend at all.
+bool tile_allowed(const VariantContext& c, const KernelPlan& kp) {
+  return forced_conv_mma() != 0 && tensor_cores_enabled() && has_tensor_cores(c.backend) &&
+         conv_tile_dtype_fits(c.g, kp.anchor);
+}
+
 class ConvFamily final : public AnchoredFamily {
  public:
   const char* name() const override { return "conv"; }
   bool anchors(const ir::Node& n) const override { return n.op == ir::OpKind::Conv; }
   Fusion fusion() const override { return Fusion::Epilogue; }
   bool rereads_operands() const override { return true; }
-  // The SIMT block: a stored winner, else the heuristic (tuned when autotuning is on), frozen
-  // before lowering.
+  // The tensor-core tile reads strided views only, its weight as contiguous rows: a 16-bit
+  // convolution's operand that is not one (a transposed convolution's flipped weight, an input
+  // padded or dilated by the backward pass) is stored for it.
+  bool stores_operand(const ir::Graph& g, ValueId v, ValueId in,
+                      const std::vector<char>& stored) const override {
+    const DType t = g.type(v).dtype;
+    return (t == DType::F16 || t == DType::BF16) && conv_tile_dtype_fits(g, v) &&
+           !conv_tile_reads(g, stored, v, in);
+  }
+  // The tensor-core tile where its operands admit it, else the SIMT block: a stored winner,
+  // else the heuristic (tuned when autotuning is on), frozen before lowering.
   VariantChoice choose(const VariantContext& c, const KernelPlan& kp) const override {
-    const ConvShape s = conv_gemm(c.g, kp.anchor);
+    ConvShape s = conv_gemm(c.g, kp.anchor);
     if (s.N < kDirectBelow) return {kDirect, {}};
+    const int heuristic_tile = conv_tile_heuristic(s.groups, s.M, s.N);
+    if (tile_allowed(c, kp) &&
+        conv_tile(c.g, c.plan.stored, c.layout, kp.anchor, heuristic_tile)) {
+      if (forced_conv_mma() > 0) return {kMmaVariant | static_cast<Variant>(forced_conv_mma()), {}};
+      s.mma = true;
+      ConvChoice cc = choose_conv_block(s, {1, 1, heuristic_tile}, c.backend);
+      return {variant_of(cc.block), std::move(cc.tune_key)};
+    }
     ConvChoice cc = choose_conv_block(s, block_of(conv_block(s)), c.backend);
     return {variant_of(cc.block), std::move(cc.tune_key)};
   }
   Variant tune(const VariantContext& c, const KernelPlan& kp,
                const std::function<double(Variant)>& time) const override {
-    const ConvShape s = conv_gemm(c.g, kp.anchor);
-    ConvBlock b = tune_conv_block(s, block_of(conv_block(s)), c.backend,
+    ConvShape s = conv_gemm(c.g, kp.anchor);
+    s.mma = (kp.variant & kMmaVariant) != 0;
+    const ConvBlock heuristic =
+        s.mma ? ConvBlock{1, 1, conv_tile_heuristic(s.groups, s.M, s.N)} : block_of(conv_block(s));
+    ConvBlock b = tune_conv_block(s, heuristic, c.backend,
                                   [&](ConvBlock cb) { return time(variant_of(cb)); });
     return variant_of(b);
   }
+  // TF32 tiles round their operands: their outputs lie as far apart as f16 ones.
+  float tuning_tolerance(const ir::Graph& g, const KernelPlan& kp) const override {
+    if (g.type(kp.anchor).dtype == DType::F32 && (kp.variant & kMmaVariant) != 0) return 1e-2f;
+    return AnchoredFamily::tuning_tolerance(g, kp);
+  }
   std::string describe(Variant v) const override {
-    return v == kDirect ? "direct" : absl::StrCat("block=", v & 0xff, "x", v >> 8 & 0xff);
+    if (v == kDirect) return "direct";
+    if (v & kMmaVariant) return absl::StrCat("mma=", v & 0xff);
+    return absl::StrCat("block=", v & 0xff, "x", v >> 8 & 0xff);
   }
   // The weight's sizes and the output channels per group are constants of the compiled code.
   uint64_t specialisation(const ir::Graph& g, const KernelPlan& kp) const override {
@@ -221,12 +246,21 @@ class ConvFamily final : public AnchoredFamily {
     for (int d = 1; d < ws.rank(); ++d) h = h * 1000003u + static_cast<uint64_t>(ws[d]);
     return h;
   }
-  KernelGeometry lower(const ir::Graph& g, const Plan& plan, int kernel, const Emitter::LayoutFn&,
-                       Emitter& e) const override {
+  KernelGeometry lower(const ir::Graph& g, const Plan& plan, int kernel,
+                       const Emitter::LayoutFn& layout, Emitter& e) const override {
     KernelGeometry out;
     const KernelPlan& kp = plan.kernels[kernel];
     if (kp.variant == kDirect) {
       lower_conv_direct(g, e, kp, out);
+    } else if (kp.variant & kMmaVariant) {
+      const int tile = static_cast<int>(kp.variant & 0xff);
+      std::optional<ConvTile> t = conv_tile(g, plan.stored, layout, kp.anchor, tile);
+      // choose() admitted the tile for these operands: not suiting them now is a bug.
+      if (!t) {
+        throw std::logic_error(absl::StrCat("conv %", kp.anchor, ": tile ", tile,
+                                            " was not admitted for its operands"));
+      }
+      lower_conv_tile(g, e, kp, *t, out);
     } else {
       lower_conv(g, e, kp, kp.variant, out);
     }
@@ -237,7 +271,10 @@ class ConvFamily final : public AnchoredFamily {
   static ConvBlock block_of(Variant v) {
     return {static_cast<int>(v & 0xff), static_cast<int>(v >> 8 & 0xff)};
   }
-  static Variant variant_of(ConvBlock b) { return static_cast<Variant>(b.rm | b.rn << 8); }
+  static Variant variant_of(ConvBlock b) {
+    if (b.mma > 0) return kMmaVariant | static_cast<Variant>(b.mma);
+    return static_cast<Variant>(b.rm | b.rn << 8);
+  }
 };
 
 }  // namespace

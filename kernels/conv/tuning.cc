@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "autotune/mode.h"
+#include "kernels/conv/tensor_core.h"
 #include "kernels/tuning.h"
 
 namespace ember::jit {
@@ -16,11 +17,19 @@ namespace {
 constexpr int kBlocks[] = {1, 2, 4, 8};
 constexpr int64_t kTile = 16;  // the SIMT GEMM's threads per side
 
-std::string config_of(ConvBlock b) { return absl::StrCat("block=", b.rm, "x", b.rn); }
+std::string config_of(ConvBlock b) {
+  return b.mma > 0 ? absl::StrCat("mma=", b.mma) : absl::StrCat("block=", b.rm, "x", b.rn);
+}
 
 // The block a configuration names; rm 0 for one this version does not run.
 ConvBlock block_of(const std::string& config) {
   ConvBlock none{0, 0};
+  int tile = 0;
+  if (config.rfind("mma=", 0) == 0) {
+    if (!absl::SimpleAtoi(config.substr(4), &tile) || tile < 1 || tile > kConvMmaTileCount)
+      return none;
+    return {1, 1, tile};
+  }
   if (config.rfind("block=", 0) != 0) return none;
   std::vector<std::string> parts = absl::StrSplit(config.substr(6), 'x');
   ConvBlock b;
@@ -36,10 +45,16 @@ ConvBlock block_of(const std::string& config) {
   return allowed(b.rm) && allowed(b.rn) ? b : none;
 }
 
-// Blocks whose tile is not mostly empty for this problem (the smallest always).
+// Blocks whose tile is not mostly empty for this problem (the smallest always); the
+// tensor-core tiles whose columns are not mostly empty.
 std::vector<std::string> candidates(const ConvShape& s, ConvBlock heuristic) {
   std::vector<std::string> out;
+  for (int t = 1; s.mma && t <= kConvMmaTileCount; ++t) {
+    if (kConvMmaTiles[t - 1].block_n() / 2 < s.N || t == heuristic.mma)
+      out.push_back(config_of({1, 1, t}));
+  }
   for (int rm : kBlocks) {
+    if (s.mma) break;
     if (rm > 1 && kTile * rm / 2 >= s.M) continue;
     for (int rn : kBlocks) {
       if (rn > 1 && kTile * rn / 2 >= s.N) continue;
@@ -67,7 +82,8 @@ autotune::TuneKey conv_tune_key(const ConvShape& s, const runtime::Backend& back
   return {"conv",
           backend.fingerprint(),
           {s.M, s.N, s.K},
-          {dtype_name(s.dtype), absl::StrCat("g", autotune::anchor(s.groups))}};
+          {dtype_name(s.dtype), absl::StrCat("g", autotune::anchor(s.groups)),
+           s.mma ? "mma" : "simt"}};
 }
 
 ConvChoice choose_conv_block(const ConvShape& s, ConvBlock heuristic,
@@ -80,7 +96,7 @@ ConvChoice choose_conv_block(const ConvShape& s, ConvBlock heuristic,
   const std::string cached = cached_winner(key);
   if (!cached.empty()) {
     ConvBlock b = block_of(cached);
-    if (b.rm > 0) return {b, {}};
+    if (b.rm > 0 && (b.mma > 0) == s.mma) return {b, {}};
     discard_winner(key, cached);
   }
   if (mode == autotune::Mode::on) c.tune_key = std::move(key);
@@ -93,7 +109,7 @@ ConvBlock tune_conv_block(const ConvShape& s, ConvBlock heuristic, const runtime
       conv_tune_key(s, backend).to_string(), "conv", candidates(s, heuristic), config_of(heuristic),
       [&](const std::string& c) { return time_block(block_of(c)); });
   ConvBlock b = block_of(winner);
-  return b.rm > 0 ? b : heuristic;
+  return b.rm > 0 && (b.mma > 0) == s.mma ? b : heuristic;
 }
 
 }  // namespace ember::jit

@@ -15,10 +15,12 @@ namespace ember::jit {
 struct ConvShape {
   int64_t groups = 1, M = 0, N = 0, K = 0;
   DType dtype = DType::F32;
+  bool mma = false;  // the tensor-core tiles are the candidates (kernels/conv/tensor_core.h)
 };
 
+// A SIMT block (rm x rn outputs per thread), or tensor-core tile `mma` (1-based) when mma > 0.
 struct ConvBlock {
-  int rm = 1, rn = 1;
+  int rm = 1, rn = 1, mma = 0;
   bool operator==(const ConvBlock&) const = default;
 };
 

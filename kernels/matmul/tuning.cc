@@ -11,6 +11,15 @@
 #include "kernels/tuning.h"
 
 namespace ember::jit {
+
+// Tensor cores (mma.sync) exist from sm_80 on.
+bool has_tensor_cores(const runtime::Backend& backend) {
+  if (backend.kind() != runtime::DeviceKind::Cuda) return false;
+  const std::string arch = backend.target();
+  int sm = 0;
+  return arch.rfind("sm_", 0) == 0 && absl::SimpleAtoi(arch.substr(3, 2), &sm) && sm >= 80;
+}
+
 namespace {
 
 struct Problem {
@@ -28,7 +37,6 @@ Problem problem_of(const ir::Graph& g, ir::ValueId mm) {
 // CPU Vulkan drivers (lavapipe) run a workgroup's threads as SIMD lanes and its barriers
 // slowly: the largest block, the fewest workgroups and barriers per flop, is fastest there
 // (512^3 tuned on lavapipe: block 8 in 207 ms, the GPU heuristic's block 2 in 760 ms).
-bool has_tensor_cores(const runtime::Backend& backend);
 
 int heuristic_block(const runtime::Backend& backend, const Problem& p) {
   if (backend.runs_on_cpu()) return 8;
@@ -76,14 +84,6 @@ int parse_variant(bool mma, const std::string& config) {
 int cached_variant(const std::string& key, bool mma) {
   std::string winner = cached_winner(key);
   return winner.empty() ? 0 : parse_variant(mma, winner);
-}
-
-// Tensor cores (mma.sync) exist from sm_80 on.
-bool has_tensor_cores(const runtime::Backend& backend) {
-  if (backend.kind() != runtime::DeviceKind::Cuda) return false;
-  const std::string arch = backend.target();
-  int sm = 0;
-  return arch.rfind("sm_", 0) == 0 && absl::SimpleAtoi(arch.substr(3, 2), &sm) && sm >= 80;
 }
 
 // Warpgroup mma (wgmma) exists on sm_90a only (Blackwell has other instructions): f16/bf16, and

@@ -18,6 +18,9 @@ namespace ember::jit {
 // SIMT variants: the SIMT template's blocks, then (CUDA only) kVectorTileBlock.
 inline constexpr int kMatmulBlocks[] = {1, 2, 4, 8, kVectorTileBlock};
 
+// Whether `backend` has tensor cores (CUDA sm_80 and later: mma.sync, cp.async).
+bool has_tensor_cores(const runtime::Backend& backend);
+
 // Whether `mm` runs on tensor cores on `backend` (CUDA sm_80+, f16/bf16, or f32 with TF32
 // allowed, and not EMBER_MMA=0).
 bool wants_mma(const ir::Graph& g, ir::ValueId mm, const runtime::Backend& backend);

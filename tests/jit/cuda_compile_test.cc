@@ -10,7 +10,10 @@
 #include "jit/codegen/cuda_source.h"
 #include "jit/lower/lower.h"
 #include "jit/plan/plan.h"
+#include "kernels/conv/family.h"
+#include "kernels/conv/tensor_core.h"
 #include "kernels/matmul/family.h"
+#include "kernels/matmul/precision.h"
 #include "kernels/matmul/operands.h"
 #include "runtime/cuda/nvrtc.h"
 #include "tests/jit/gpu_util.h"
@@ -502,6 +505,79 @@ TEST(CudaCompile, UnalignedMatmulRowsFallBackToSimt) {
     EXPECT_FALSE(lk.launch.mma) << "K = 33 rows are not 16-byte aligned";
     EXPECT_EQ(lk.desc.name.find("_mma"), std::string::npos);
   }
+}
+
+// The conv family's tensor-core tile (kernels/conv/conv_mma.cuh): every tile in f16, bf16 and
+// TF32, a 2-d convolution with padding, stride and dilation and a fused bias and max, a
+// grouped one and a 1-d one, lowered as the freeze stage does when the tile is admitted, and
+// compiled for Hopper. A weight whose rows are not 16-byte aligned (K = 27 bf16) is not
+// admitted.
+TEST(CudaCompile, ConvTilesCompileWithNvrtc) {
+  EMBER_SKIP_UNLESS(runtime::cuda::nvrtc_version() != "none", "NVRTC unavailable");
+  const bool tf32 = allow_tf32();
+  set_allow_tf32(true);
+  auto lower_conv = [](ir::Graph& g, ValueId y, int tile) {
+    Plan plan = make_plan(g, {y}, true);
+    std::vector<runtime::Array> layouts;
+    for (ValueId v = 0; v < g.size(); ++v)
+      layouts.push_back(runtime::Array::contiguous(nullptr, g.type(v)));
+    auto layout = [&](ValueId v) -> const runtime::Array& { return layouts[v]; };
+    std::vector<LoweredKernel> out;
+    for (int k = 0; k < static_cast<int>(plan.kernels.size()); ++k) {
+      KernelPlan& kp = plan.kernels[k];
+      if (kp.family == &conv_family() && conv_tile(g, plan.stored, layout, kp.anchor, tile))
+        kp.variant = kConvMmaVariant | static_cast<Variant>(tile);
+      out.push_back(lower_kernel(g, plan, k, layout));
+    }
+    return out;
+  };
+  int compiled = 0;
+  for (int tile = 1; tile <= kConvMmaTileCount; ++tile) {
+    for (DType t : {DType::F16, DType::BF16, DType::F32}) {
+      for (int shape = 0; shape < 3; ++shape) {
+        ir::Graph g;
+        Builder b(g);
+        ValueId y;
+        if (shape == 0) {  // 3x3, stride 2, dilation 2, pad 2, + bias, max
+          ValueId x = in(b, t, {2, 24, 19, 17});
+          ValueId w = in(b, t, {40, 24, 3, 3});
+          ValueId c = b.conv(x, w, {{2, 2}, {2, 2}, {2, 2}, {2, 2}, 1});
+          ValueId bias = in(b, t, {1, 40, 1, 1});
+          y = b.binary(BinaryFn::Max, b.binary(BinaryFn::Add, c, bias), bias);
+        } else if (shape == 1) {  // two groups of 16 outputs, 1x1
+          y = b.conv(in(b, t, {3, 32, 9, 11}), in(b, t, {32, 16, 1, 1}),
+                     {{1, 1}, {0, 0}, {0, 0}, {1, 1}, 2});
+        } else {  // 1-d, kernel 5, pad 2
+          y = b.conv(in(b, t, {4, 16, 37}), in(b, t, {24, 16, 5}), {{1}, {2}, {2}, {1}, 1});
+        }
+        SCOPED_TRACE(absl::StrCat("tile ", tile, " ", dtype_name(t), " shape ", shape));
+        for (const LoweredKernel& lk : lower_conv(g, y, tile)) {
+          std::string source = render_cuda(lk.desc);
+          ASSERT_NE(source.find("conv_mma_tile<"), std::string::npos) << lk.desc.name;
+          EXPECT_TRUE(lk.launch.mma);
+          try {
+            EXPECT_GT(runtime::cuda::nvrtc_compile(source, lk.desc.name, "sm_90a", false).size(),
+                      100u);
+            ++compiled;
+          } catch (const Error& e) {
+            ADD_FAILURE() << e.what();
+          }
+        }
+      }
+    }
+  }
+  EXPECT_EQ(compiled, kConvMmaTileCount * 9);
+  ir::Graph g;
+  Builder b(g);
+  ValueId y = b.conv(in(b, DType::BF16, {1, 3, 8, 8}), in(b, DType::BF16, {16, 3, 3, 3}),
+                     {{1, 1}, {1, 1}, {1, 1}, {1, 1}, 1});
+  Plan plan = make_plan(g, {y}, true);
+  std::vector<runtime::Array> layouts;
+  for (ValueId v = 0; v < g.size(); ++v)
+    layouts.push_back(runtime::Array::contiguous(nullptr, g.type(v)));
+  auto layout = [&](ValueId v) -> const runtime::Array& { return layouts[v]; };
+  EXPECT_FALSE(conv_tile(g, plan.stored, layout, y, 1).has_value());
+  set_allow_tf32(tf32);
 }
 
 TEST(CudaCompile, NoDriverMeansCudaUnavailable) {

@@ -18,6 +18,7 @@
 #include "autotune/store.h"
 #include "frontend/detail/stream.h"
 #include "jit/plan/fusion_switch.h"
+#include "kernels/matmul/precision.h"
 #include "kernels/tuning.h"
 #include "tests/test_device.h"
 
@@ -51,6 +52,17 @@ inline bool have_gpu_device() { return gpu_device().is_available(); }
     if (std::getenv("EMBER_REQUIRE_CUDA")) FAIL() << (why); \
     GTEST_SKIP() << (why);                                  \
   }
+
+// Whether the test device is CUDA with tensor cores (sm_80 and later, EMBER_MMA not 0).
+inline bool tensor_core_device() {
+  Device dev = gpu_device();
+  if (dev.type() != DeviceType::Cuda || !dev.is_available()) return false;
+  std::string target = detail::backend_for(dev).target();
+  return target >= "sm_80" && jit::tensor_cores_enabled();
+}
+
+#define EMBER_REQUIRE_TENSOR_CORES() \
+  EMBER_SKIP_UNLESS(::ember::testing::tensor_core_device(), "the test device has no tensor cores")
 
 // A program builds its inputs from host data (identical on every device) and returns outputs.
 using Program = std::function<std::vector<RawTensor>(const Device&)>;

@@ -11,16 +11,6 @@
 namespace ember {
 namespace {
 
-bool tensor_core_device() {
-  Device dev = testing::gpu_device();
-  if (dev.type() != DeviceType::Cuda || !dev.is_available()) return false;
-  std::string target = detail::backend_for(dev).target();
-  return target >= "sm_80" && jit::tensor_cores_enabled();
-}
-
-#define EMBER_REQUIRE_TENSOR_CORES() \
-  EMBER_SKIP_UNLESS(tensor_core_device(), "the test device has no tensor cores")
-
 // Runs the CPU/GPU comparison and returns how many tensor-core kernels the GPU run launched.
 int64_t mma_launches_of(const testing::Program& p, double rtol, double atol) {
   int64_t before = stats(testing::gpu_device()).mma_launches;

@@ -1,0 +1,199 @@
+#include "kernels/conv/tensor_core.h"
+
+#include <limits>
+
+#include "kernels/matmul/precision.h"
+
+namespace ember::jit {
+namespace {
+
+using ir::BinaryFn;
+using ir::ValueId;
+
+std::optional<MmaShape::Kind> tile_kind(DType t) {
+  if (t == DType::F16) return MmaShape::F16;
+  if (t == DType::BF16) return MmaShape::BF16;
+  if (t == DType::F32 && allow_tf32()) return MmaShape::TF32;
+  return std::nullopt;
+}
+
+bool fits_u32(int64_t v) { return v >= 0 && v <= std::numeric_limits<uint32_t>::max(); }
+
+// The weight [O, Cg, kernel...] as K-major rows: each output channel's Cg * taps weights
+// contiguous, rows `ld` apart, every row start on a 16-byte boundary (the B copies).
+std::optional<int64_t> weight_rows(const Shape& ws, const StridedOperand& w, int element_bytes) {
+  int64_t expect = 1;
+  for (int d = ws.rank() - 1; d >= 1; --d) {
+    if (ws[d] != 1 && w.strides[d] != expect) return std::nullopt;
+    expect *= ws[d];
+  }
+  const int64_t ld = ws[0] == 1 ? (expect + 7) / 8 * 8 : w.strides[0];
+  const int64_t chunk = 16 / element_bytes;
+  if (ld < expect || ld % chunk != 0 || w.offset % chunk != 0) return std::nullopt;
+  return ld;
+}
+
+bool offsets_fit(const Shape& s, const StridedOperand& v) {
+  int64_t last = v.offset;
+  for (int d = 0; d < s.rank(); ++d) last += (s[d] - 1) * v.strides[d];
+  for (int64_t st : v.strides)
+    if (!fits_u32(st)) return false;
+  return fits_u32(v.offset) && fits_u32(last);
+}
+
+}  // namespace
+
+bool conv_tile_dtype_fits(const ir::Graph& g, ValueId y) {
+  const ir::Node& n = g.node(y);
+  const Shape& ws = g.type(n.inputs[1]).shape;
+  const int sr = ws.rank() - 2;
+  const int64_t og = ws[0] / n.get<ir::ConvAttrs>().groups;
+  // Fewer than 16 output channels per group would leave most of a tile's columns empty.
+  return tile_kind(n.type.dtype).has_value() && (sr == 1 || sr == 2) && og >= 16 &&
+         g.type(n.inputs[0]).dtype == n.type.dtype && g.type(n.inputs[1]).dtype == n.type.dtype;
+}
+
+std::optional<ConvTile> conv_tile(const ir::Graph& g, const std::vector<char>& stored,
+                                  const Emitter::LayoutFn& layout, ValueId y, int tile) {
+  if (tile < 1 || tile > kConvMmaTileCount || !conv_tile_dtype_fits(g, y)) return std::nullopt;
+  const ir::Node& n = g.node(y);
+  const ValueId x = n.inputs[0], w = n.inputs[1];
+  std::optional<StridedOperand> xv = strided_operand(g, stored, layout, x);
+  std::optional<StridedOperand> wv = strided_operand(g, stored, layout, w);
+  if (!xv || !wv) return std::nullopt;
+  ConvTile t;
+  static_cast<MmaTile&>(t.shape) = kConvMmaTiles[tile - 1];
+  t.shape.kind = *tile_kind(n.type.dtype);
+  t.shape.a_kmajor = false;
+  t.shape.b_kmajor = true;
+  t.shape.conv = true;
+  std::optional<int64_t> ld = weight_rows(g.type(w).shape, *wv, t.shape.element_bytes());
+  if (!ld || !offsets_fit(g.type(x).shape, *xv) || !offsets_fit(g.type(w).shape, *wv) ||
+      !fits_u32(n.type.shape.numel())) {
+    return std::nullopt;
+  }
+  t.x = std::move(*xv);
+  t.w = std::move(*wv);
+  t.w_ld = *ld;
+  return t;
+}
+
+bool conv_tile_reads(const ir::Graph& g, const std::vector<char>& stored, ValueId y, ValueId in) {
+  const ir::Node& n = g.node(y);
+  std::optional<StridedOperand> v = strided_view(g, stored, in);
+  if (!v) return false;
+  if (in != n.inputs[1]) return true;
+  const int es = n.type.dtype == DType::F32 ? 4 : 2;
+  return weight_rows(g.type(in).shape, *v, es).has_value();
+}
+
+int conv_tile_heuristic(int64_t groups, int64_t M, int64_t N) {
+  const int wide = N > 64 ? 3 : 1;
+  const int64_t bn = N > 64 ? 128 : 64;
+  const int64_t tiles = groups * ((M + 127) / 128) * ((N + bn - 1) / bn);
+  return tiles < 132 ? 5 : wide;
+}
+
+void lower_conv_tile(const ir::Graph& g, Emitter& e, const KernelPlan& kp, const ConvTile& t,
+                     KernelGeometry& out) {
+  const ir::Node& node = g.node(kp.anchor);
+  const auto& a = node.get<ir::ConvAttrs>();
+  const Shape &xs = g.type(node.inputs[0]).shape, &ws = g.type(node.inputs[1]).shape;
+  const Shape& ys = kp.shape;
+  const int sr = xs.rank() - 2;
+  const int64_t groups = a.groups, og = ws[0] / groups, cg = ws[1];
+  int64_t out_pixels = 1;
+  for (int d = 2; d < ys.rank(); ++d) out_pixels *= ys[d];
+  const int64_t M = xs[0] * out_pixels, N = og, K = ws.numel() / std::max<int64_t>(ws[0], 1);
+  const MmaShape& shape = t.shape;
+  const int64_t BM = shape.block_m(), BN = shape.block_n();
+  const int64_t tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
+  const int64_t tiles = groups * tiles_m * tiles_n;
+  auto u = [&](int64_t v) { return e.const_u(static_cast<uint64_t>(v)); };
+  auto add = [&](int p, int q) { return e.bin(BinaryFn::Add, p, q); };
+  auto mul = [&](int p, int q) { return e.bin(BinaryFn::Mul, p, q); };
+  auto div = [&](int p, int q) { return e.bin(BinaryFn::Div, p, q); };
+  auto rem = [&](int p, int q) { return e.bin(BinaryFn::Rem, p, q); };
+  ConvOutput output(g, e, kp, M, N);
+  const int p_tiles = e.param_u("tiles", static_cast<uint32_t>(tiles));
+  const int p_tn = e.param_u("tiles_n", static_cast<uint32_t>(tiles_n));
+  const int p_tmn = e.param_u("tiles_mn", static_cast<uint32_t>(tiles_m * tiles_n));
+  const int tl = e.begin_for(SOp::ForRows, p_tiles);
+  const int group = div(tl, p_tmn), in_group = rem(tl, p_tmn);
+  // Consecutive workgroups take a block row's columns: they share its gathered pixels in L2.
+  const int m0 = mul(div(in_group, p_tn), u(BM)), n0 = mul(rem(in_group, p_tn), u(BN));
+  // ConvTileArgs in order (kernels/conv/conv_mma.cuh); a 1-d convolution is a 2-d one of one
+  // row.
+  auto param = [&](const char* key, int64_t v) { return e.param_u(key, static_cast<uint32_t>(v)); };
+  const int x_off = add(param("x:off", t.x.offset),
+                        mul(group, param("x:group", cg * t.x.strides[1])));
+  const int w_off = add(param("w:off", t.w.offset), mul(group, param("w:group", og * t.w_ld)));
+  auto spatial = [&](const std::vector<int64_t>& v, int d, int64_t one) {
+    return sr == 2 ? v[d] : d == 0 ? one : v[0];
+  };
+  const Shape& wv = ws;
+  std::vector<int64_t> in{xs[2], sr == 2 ? xs[3] : 0}, outs{ys[2], sr == 2 ? ys[3] : 0},
+      kernel{wv[2], sr == 2 ? wv[3] : 0};
+  std::vector<int64_t> xst{t.x.strides[2], sr == 2 ? t.x.strides[3] : 0};
+  std::vector<int> args{x_off,
+                        param("x:sn", t.x.strides[0]),
+                        param("x:sc", t.x.strides[1]),
+                        param("x:sh", sr == 2 ? xst[0] : 0),
+                        param("x:sw", sr == 2 ? xst[1] : xst[0]),
+                        param("H", spatial(in, 0, 1)),
+                        param("W", spatial(in, 1, 1)),
+                        param("OH", spatial(outs, 0, 1)),
+                        param("OW", spatial(outs, 1, 1)),
+                        u(spatial(kernel, 0, 1)),
+                        u(spatial(kernel, 1, 1)),
+                        u(spatial(a.stride, 0, 1)),
+                        u(spatial(a.stride, 1, 1)),
+                        u(spatial(a.pad_before, 0, 0)),
+                        u(spatial(a.pad_before, 1, 0)),
+                        u(spatial(a.dilation, 0, 1)),
+                        u(spatial(a.dilation, 1, 1)),
+                        w_off,
+                        param("w:ld", t.w_ld),
+                        param("M", M),
+                        param("N", N),
+                        param("K", K),
+                        m0,
+                        n0};
+  Stmt decl{SOp::DeclArray};
+  decl.var = e.desc().num_vars++;
+  decl.type = CType::Float;
+  decl.code = shape.accumulators();
+  e.desc().body.push_back(decl);
+  Stmt tile{SOp::MmaTile};
+  tile.var = decl.var;
+  tile.code = shape.pack();
+  tile.buffer = e.binding(t.x.stored, false);
+  tile.buffer2 = e.binding(t.w.stored, false);
+  tile.args = std::move(args);
+  e.desc().body.push_back(tile);
+  e.desc().dynamic_shared_bytes = static_cast<uint32_t>(shape.shared_bytes());
+  e.desc().workgroup_size = static_cast<uint32_t>(shape.threads());
+  // Accumulator (mi, ni, c) of a thread: row g + 8 (c / 2) and column 2 t + c % 2 of fragment
+  // (mi, ni) of its warp's tile (the mma.sync C layout).
+  const int lid = e.builtin(Builtin::LocalId);
+  const int lane = e.bin(BinaryFn::BitAnd, lid, u(31)), warp = div(lid, u(32));
+  const int wm = mul(div(warp, u(shape.warps_n)), u(shape.frags_m * 16));
+  const int wn = mul(rem(warp, u(shape.warps_n)), u(shape.frags_n * 8));
+  const int row0 = add(m0, add(wm, div(lane, u(4)))), col0 = add(n0, add(wn, mul(rem(lane, u(4)), u(2))));
+  const CType acc_t = compute_type(node.type.dtype);
+  for (int mi = 0; mi < shape.frags_m; ++mi) {
+    for (int ni = 0; ni < shape.frags_n; ++ni) {
+      for (int c = 0; c < 4; ++c) {
+        const int i = (mi * shape.frags_n + ni) * 4 + c;
+        const int accv = e.expr({XOp::ArrayLoad, CType::Float, decl.var, 0, {u(i)}});
+        output.store(group, add(row0, u(mi * 16 + (c / 2) * 8)), add(col0, u(ni * 8 + c % 2)),
+                     e.cast(accv, acc_t));
+      }
+    }
+  }
+  e.end();
+  out.work_items = static_cast<uint64_t>(tiles);
+  out.per_row = true;
+}
+
+}  // namespace ember::jit

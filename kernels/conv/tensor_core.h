@@ -1,0 +1,54 @@
+#pragma once
+// The conv family's tensor-core tile (kernels/conv/conv_mma.cuh): which convolutions it takes,
+// how it reads their operands, and its lowering. CUDA sm_80 and later; f16 and bf16, and f32 as
+// TF32 where allowed (allow_tf32); 1-d and 2-d convolutions whose input is a strided view of a
+// stored value and whose weight rows (one per output channel) are contiguous and 16-byte
+// aligned.
+#include <iterator>
+#include <optional>
+#include <vector>
+
+#include "kernels/conv/output.h"
+#include "kernels/family.h"
+#include "kernels/matmul/operands.h"
+
+namespace ember::jit {
+
+// The tiles (MmaTile; 1-based ids in the family's variant). Two stages (the A gather runs one
+// k-tile ahead in registers).
+inline constexpr MmaTile kConvMmaTiles[] = {
+    {4, 2, 2, 4, 2, 64},   // 128 x 64, 32 x 32 per warp
+    {4, 2, 2, 4, 2, 128},  // 128 x 64, twice the k per stage
+    {2, 4, 4, 4, 2, 64},   // 128 x 128, 64 x 32 per warp
+    {2, 4, 4, 4, 2, 128},  // 128 x 128, twice the k per stage
+    {2, 2, 2, 4, 2, 64},   // 64 x 64 (4 warps), for problems with few tiles
+};
+inline constexpr int kConvMmaTileCount = static_cast<int>(std::size(kConvMmaTiles));
+// The conv family's variant for tile T is kConvMmaVariant | T.
+inline constexpr Variant kConvMmaVariant = Variant{1} << 16;
+
+struct ConvTile {
+  MmaShape shape;
+  StridedOperand x;  // the input [N, C, spatial...]
+  StridedOperand w;  // the weight [O, C / groups, kernel...]
+  int64_t w_ld = 0;  // elements between output channels' weight rows
+};
+
+// Whether conv node y's dtype and rank suit the tile at all (before its operands are looked at).
+bool conv_tile_dtype_fits(const ir::Graph& g, ir::ValueId y);
+// The tile `tile` (1-based) for conv node y, or nullopt when its operands do not suit it.
+std::optional<ConvTile> conv_tile(const ir::Graph& g, const std::vector<char>& stored,
+                                  const Emitter::LayoutFn& layout, ir::ValueId y, int tile);
+// Whether the tile reads operand `in` of conv node y in place (values computed in the flush
+// laid out contiguously): a weight or input that it cannot read is stored for it.
+bool conv_tile_reads(const ir::Graph& g, const std::vector<char>& stored, ir::ValueId y,
+                     ir::ValueId in);
+// The tile's kernel: one workgroup per block of the per-group product, the fused epilogue from
+// the accumulators.
+void lower_conv_tile(const ir::Graph& g, Emitter& e, const KernelPlan& kp, const ConvTile& t,
+                     KernelGeometry& out);
+// The tile for an M x N x K product with `groups` groups: 128 x 64 up to 64 output channels per
+// group, 128 x 128 above; 64 x 64 where the bigger tile would leave a large GPU's SMs idle.
+int conv_tile_heuristic(int64_t groups, int64_t M, int64_t N);
+
+}  // namespace ember::jit

@@ -1,0 +1,90 @@
+// The conv family's tensor-core tile (kernels/conv/conv_mma.cuh; CUDA sm_80+): f16/bf16 always,
+// f32 through TF32 when set_matmul_precision(High) asks for it. Every tile (forced through
+// EMBER_CONV_MMA) against the CPU on ragged edges (output pixels not a multiple of the tile's
+// rows, a partial last k-tile), padding, stride, dilation, groups, a 1-d convolution and a fused
+// bias and relu; then a training step whose input gradient (a transposed convolution, its
+// flipped weight stored for the tile) runs on the tile too. stats().mma_launches shows that the
+// tile ran. Skipped where the test device has no tensor cores (Vulkan, CI's lavapipe).
+#include <string>
+
+#include "kernels/conv/tensor_core.h"
+#include "tests/jit/gpu_util.h"
+
+namespace ember {
+namespace {
+
+// The CPU/GPU comparison; returns how many tensor-core kernels the GPU run launched.
+int64_t mma_launches_of(const testing::Program& p, double rtol, double atol) {
+  const int64_t before = stats(testing::gpu_device()).mma_launches;
+  testing::expect_same(p, testing::gpu_device(), rtol, atol);
+  return stats(testing::gpu_device()).mma_launches - before;
+}
+
+template <size_t R>
+Tensor<R> uniform(const Shape& s, uint32_t seed, DType t, const Device& dev, double lo = -1,
+                  double hi = 1) {
+  return Tensor<R>::from_data(testing::host_uniform(s, seed, lo, hi).convert(t), dev);
+}
+
+class ConvMmaTiles : public ::testing::TestWithParam<int> {
+ protected:
+  void SetUp() override {
+    setenv("EMBER_CONV_MMA", std::to_string(GetParam()).c_str(), 1);
+    saved_ = matmul_precision();
+    set_matmul_precision(MatmulPrecision::High);
+  }
+  void TearDown() override {
+    unsetenv("EMBER_CONV_MMA");
+    set_matmul_precision(saved_);
+  }
+  MatmulPrecision saved_ = MatmulPrecision::Highest;
+};
+
+TEST_P(ConvMmaTiles, PaddingStrideDilationGroupsAndOneDim) {
+  EMBER_REQUIRE_TENSOR_CORES();
+  for (DType t : {DType::BF16, DType::F32}) {
+    SCOPED_TRACE(dtype_name(t));
+    const int64_t n = mma_launches_of(
+        [t](const Device& dev) -> std::vector<RawTensor> {
+          // 3 x 13 x 11 = 429 output pixels; K = 24 * 9 = 216 (a partial last k-tile).
+          auto x = uniform<4>({3, 24, 13, 11}, 1, t, dev);
+          auto w = uniform<4>({40, 24, 3, 3}, 2, t, dev, -0.3, 0.3);
+          auto bias = uniform<1>({40}, 3, t, dev);
+          auto same = activation::relu(module::conv2d(x, w, bias, {{1, 1}, {1, 1}}));
+          // Two groups of 16 outputs, stride 2, dilation 2, uneven padding of the rows.
+          auto xg = uniform<4>({2, 32, 15, 17}, 4, t, dev);
+          auto wg = uniform<4>({32, 16, 3, 3}, 5, t, dev, -0.3, 0.3);
+          auto grouped = module::conv2d(xg, wg, std::nullopt, {{2, 2}, {2, 1}, {2, 2}, 2});
+          // 1-d: kernel 5, pad 2, stride 3.
+          auto x1 = uniform<3>({4, 16, 37}, 6, t, dev);
+          auto w1 = uniform<3>({24, 16, 5}, 7, t, dev, -0.3, 0.3);
+          auto one = module::conv1d(x1, w1, std::nullopt, {{3}, {2}});
+          return {same.raw(), grouped.raw(), one.raw()};
+        },
+        3e-2, 1e-1);
+    EXPECT_EQ(n, 3);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Tiles, ConvMmaTiles, ::testing::Range(1, jit::kConvMmaTileCount + 1),
+                         [](const auto& info) { return "T" + std::to_string(info.param); });
+
+// A bf16 training step (forward and backward in one flush, the output still held): the forward
+// and the input gradient run on the tile; the weight gradient wherever the family puts it.
+TEST(ConvMma, TrainingStepMatchesCpu) {
+  EMBER_REQUIRE_TENSOR_CORES();
+  const int64_t n = mma_launches_of(
+      [](const Device& dev) -> std::vector<RawTensor> {
+        auto x = uniform<4>({2, 32, 12, 10}, 11, DType::BF16, dev).require_grad();
+        auto w = uniform<4>({48, 32, 3, 3}, 12, DType::BF16, dev, -0.2, 0.2).require_grad();
+        auto y = activation::relu(module::conv2d(x, w, std::nullopt, {{1, 1}, {1, 1}}));
+        auto loss = (y * y).mean();
+        Gradients grads = loss.backward();
+        return {loss.raw(), y.raw(), x.grad(grads).value().raw(), w.grad(grads).value().raw()};
+      },
+      3e-2, 1e-1);
+  EXPECT_GE(n, 2) << "the forward and the input gradient";
+}
+
+}  // namespace
+}  // namespace ember
