@@ -104,7 +104,7 @@ std::string tensor_core_call(const MmaShape& m, const std::string& a, const std:
     std::vector<std::string> init(args.begin(), args.begin() + static_cast<long>(fields));
     return absl::StrCat("{ const ConvTileArgs ca_{", absl::StrJoin(init, ", "), "}; conv_mma_tile<",
                         static_cast<int>(m.kind), ", ", m.warps_m, ", ", m.warps_n, ", ", m.frags_m,
-                        ", ", m.frags_n, ", ", m.row_bytes, ">(", a, ", ", b, ", ca_, ",
+                        ", ", m.frags_n, ", ", m.stages, ", ", m.row_bytes, ">(", a, ", ", b, ", ca_, ",
                         args[fields], ", ", args[fields + 1], ", ", acc, "); }");
   }
   if (m.swap) {  // TF32 with an N-major B (wgmma_tf32.cuh); the accumulators hold C^T

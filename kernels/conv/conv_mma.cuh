@@ -6,10 +6,12 @@
 //   B[k][j] = w[j, k] (each output channel's weights one contiguous row of K).
 // The input is read through its strides (any layout; NCHW in practice), so A cannot arrive by
 // 16-byte copies: consecutive output pixels read consecutive input pixels shifted by the kernel
-// offset, on no fixed alignment. Each thread gathers A elements of one output pixel (fixed m,
-// so its pixel's coordinates are worked out once per tile) into registers one k-tile ahead,
-// and stores them into the stage the tensor cores read next; B streams by cp.async. Two stages:
-// the gather of k-tile t + 1 is in flight while the warps multiply k-tile t.
+// offset, on no fixed alignment. Each thread gathers a run of consecutive k of one output pixel
+// (fixed m, so its pixel's coordinates are worked out once per tile) into registers one k-tile
+// ahead, and stores it into the stage the tensor cores read next as whole 16-byte chunks of the
+// pixel's K-major row (a warp's loads run along m, coalesced; its stores are vectors); B streams
+// by cp.async. Two stages: the gather of k-tile t + 1 is in flight while the warps multiply
+// k-tile t.
 template <int ES>
 struct ConvElem {
   typedef unsigned short T;  // f16 and bf16 move as their bits
@@ -25,17 +27,18 @@ struct ConvTileArgs {
   uint w_off, w_ld;  // this group's first weight row and the row stride (elements)
   uint M, N, K;
 };
-template <int KIND, int WM, int WN, int MI, int NI, int RB>
+template <int KIND, int WM, int WN, int MI, int NI, int STAGES, int RB>
 __device__ __forceinline__ void conv_mma_tile(const void* X, const void* Wt, const ConvTileArgs& p,
                                               uint m0, uint n0, float* acc) {
   constexpr int ES = KIND == 2 ? 4 : 2, BK = RB / ES, KS = KIND == 2 ? 8 : 16, STEPS = BK / KS;
   constexpr int BM = WM * MI * 16, BN = WN * NI * 8, THREADS = WM * WN * 32;
   // Threads per output pixel (k-groups) and the k each gathers per k-tile, in one run.
   constexpr int KG = THREADS / BM, KPT = BK / KG;
-  static_assert(THREADS % BM == 0 && BK % KG == 0, "whole k-runs per thread");
+  static_assert(THREADS % BM == 0 && KPT % (16 / ES) == 0, "whole 16-byte chunks per thread");
   constexpr uint A_BYTES = BM * RB, STAGE = (BM + BN) * RB;
   typedef typename ConvElem<ES>::T E;
-  extern __shared__ __align__(128) unsigned char smem[];  // 2 * STAGE bytes
+  static_assert(STAGES == 2 || STAGES == 3, "the gather runs one or two k-tiles ahead");
+  extern __shared__ __align__(128) unsigned char smem[];  // STAGES * STAGE bytes
   const uint warp = threadIdx.x >> 5;
   const uint wm = warp / WN * (MI * 16), wn = warp % WN * (NI * 8);
   const uint s0 = smem_u32(smem);
@@ -46,67 +49,116 @@ __device__ __forceinline__ void conv_mma_tile(const void* X, const void* Wt, con
   const int ih0 = int(oh * p.SH) - int(p.PH), iw0 = int(ow * p.SW) - int(p.PW);
   const char* wb = reinterpret_cast<const char*>(Wt) + uint64_t(p.w_off) * ES;
   const uint taps = p.KH * p.KW;
-  E v[KPT];
-  // This thread's run of KPT k of the k-tile at k0: (c, kh, kw) advance as a counter.
-  auto gather = [&](uint k0) {
+  // This thread's run of KPT k of the k-tile at k0: (c, kh, kw) and the input position advance
+  // as counters.
+  auto gather = [&](uint k0, E (&v)[KPT]) {
     const uint k = k0 + kg * KPT;
-    uint c = k / taps, r = k % taps;
-    uint kh = r / p.KW, kw = r % p.KW;
+    const uint r = k % taps;
+    uint kh = r / p.KW, kw = r % p.KW, cbase = k / taps * p.sxc;
+    int ih = ih0 + int(kh * p.DH), iw = iw0 + int(kw * p.DW);
 #pragma unroll
     for (int j = 0; j < KPT; ++j) {
-      const int ih = ih0 + int(kh * p.DH), iw = iw0 + int(kw * p.DW);
       E val = E(0);
       if (row_ok && k + j < p.K && uint(ih) < p.H && uint(iw) < p.W)
-        val = xb[c * p.sxc + uint(ih) * p.sxh + uint(iw) * p.sxw];
+        val = xb[cbase + uint(ih) * p.sxh + uint(iw) * p.sxw];
       v[j] = val;
+      iw += int(p.DW);
       if (++kw == p.KW) {
         kw = 0;
-        if (++kh == p.KH) kh = 0, ++c;
+        iw = iw0;
+        ih += int(p.DH);
+        if (++kh == p.KH) kh = 0, ih = ih0, cbase += p.sxc;
       }
     }
   };
-  auto put = [&](uint stage) {
+  // The run is KPT / CE whole 16-byte chunks of the pixel's K-major row: one vector store each.
+  auto put = [&](uint stage, const E (&v)[KPT]) {
     unsigned char* a = smem + stage * STAGE;
+    constexpr int CE = 16 / ES;
 #pragma unroll
-    for (int j = 0; j < KPT; ++j)
-      *reinterpret_cast<E*>(a + mma_elem<false, BM, ES, RB>(ml, kg * KPT + j)) = v[j];
+    for (int q = 0; q < KPT / CE; ++q) {
+      uint w[4];
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        if (ES == 4) {
+          w[i] = __float_as_uint(float(v[q * CE + i]));
+        } else {
+          w[i] = uint(v[q * CE + 2 * i]) | uint(v[q * CE + 2 * i + 1]) << 16;
+        }
+      }
+      *reinterpret_cast<uint4*>(a + mma_elem<true, BM, ES, RB>(ml, kg * KPT + q * CE)) =
+          make_uint4(w[0], w[1], w[2], w[3]);
+    }
   };
   auto copy_b = [&](uint stage, uint k0) {
     mma_stage<true, BN, ES, THREADS, RB>(s0 + stage * STAGE + A_BYTES, wb, p.w_ld, n0, p.N, k0,
                                          p.K);
   };
-#pragma unroll
-  for (int i = 0; i < MI * NI * 4; ++i) acc[i] = 0.0f;
-  const uint KT = (p.K + BK - 1) / BK;
-  gather(0);
-  copy_b(0, 0);
-  cp_async_commit();
-  put(0);
-  cp_async_wait<0>();
-  __syncthreads();
-  for (uint kt = 0; kt < KT; ++kt) {
-    const uint cur = kt & 1u;
-    const bool more = kt + 1 < KT;
-    // Stage cur ^ 1 was last read in the previous k-tile, before its closing barrier.
-    if (more) {
-      gather((kt + 1) * BK);
-      copy_b(cur ^ 1u, (kt + 1) * BK);
-    }
-    cp_async_commit();
-    const uint sa = s0 + cur * STAGE;
-    const unsigned char* g = smem + cur * STAGE;
+  auto multiply = [&](uint stage) {
+    const uint sa = s0 + stage * STAGE;
+    const unsigned char* g = smem + stage * STAGE;
 #pragma unroll
     for (int step = 0; step < STEPS; ++step) {
       uint af[MI][4], bf[NI][2];
-      mma_frags<KIND, false, true, BM, BN, MI, NI, RB>(sa, sa + A_BYTES, g, step * KS, wm, wn, af,
+      mma_frags<KIND, true, true, BM, BN, MI, NI, RB>(sa, sa + A_BYTES, g, step * KS, wm, wn, af,
                                                        bf);
 #pragma unroll
       for (int mi = 0; mi < MI; ++mi)
 #pragma unroll
         for (int ni = 0; ni < NI; ++ni) mma_op<KIND>(acc + (mi * NI + ni) * 4, af[mi], bf[ni]);
     }
-    if (more) put(cur ^ 1u);
+  };
+#pragma unroll
+  for (int i = 0; i < MI * NI * 4; ++i) acc[i] = 0.0f;
+  const uint KT = (p.K + BK - 1) / BK;
+  E va[KPT], vb[KPT];
+  gather(0, va);
+  copy_b(0, 0);
+  cp_async_commit();
+  put(0, va);
+  if (STAGES == 2) {
     cp_async_wait<0>();
     __syncthreads();
+    for (uint kt = 0; kt < KT; ++kt) {
+      const bool more = kt + 1 < KT;
+      // Stage (kt + 1) % 2 was last read in the previous k-tile, before its closing barrier.
+      if (more) {
+        gather((kt + 1) * BK, va);
+        copy_b((kt + 1) & 1u, (kt + 1) * BK);
+      }
+      cp_async_commit();
+      multiply(kt & 1u);
+      if (more) put((kt + 1) & 1u, va);
+      cp_async_wait<0>();
+      __syncthreads();
+    }
+    return;
+  }
+  // Three stages: k-tile t + 1's gather is in flight in one register set while t + 2's is issued
+  // into the other, so a gather has two k-tiles of multiplies to arrive. The loop runs two
+  // k-tiles per trip so that each set is named statically (registers, not local memory).
+  if (KT > 1) {
+    gather(BK, vb);
+    copy_b(1, BK);
+  }
+  cp_async_commit();
+  cp_async_wait<1>();
+  __syncthreads();
+  auto iterate = [&](uint kt, E (&in_flight)[KPT], E (&spare)[KPT]) {
+    // Stage (kt + 2) % 3 was read in k-tile kt - 1 and stage (kt + 1) % 3 in kt - 2, both before
+    // a closing barrier.
+    if (kt + 2 < KT) {
+      gather((kt + 2) * BK, spare);
+      copy_b((kt + 2) % 3u, (kt + 2) * BK);
+    }
+    cp_async_commit();
+    multiply(kt % 3u);
+    if (kt + 1 < KT) put((kt + 1) % 3u, in_flight);
+    cp_async_wait<1>();  // k-tile kt + 1's weights (kt + 2's may still be in flight)
+    __syncthreads();
+  };
+  for (uint kt = 0; kt < KT; kt += 2) {
+    iterate(kt, vb, va);
+    if (kt + 1 < KT) iterate(kt + 1, va, vb);
   }
 }

@@ -88,10 +88,9 @@ bool conv_tile_reads(const ir::Graph& g, const std::vector<char>& stored, ValueI
 }
 
 int conv_tile_heuristic(int64_t groups, int64_t M, int64_t N) {
-  const int wide = N > 64 ? 3 : 1;
-  const int64_t bn = N > 64 ? 128 : 64;
-  const int64_t tiles = groups * ((M + 127) / 128) * ((N + bn - 1) / bn);
-  return tiles < 132 ? 5 : wide;
+  if (N <= 64) return 5;
+  const int64_t tiles = groups * ((M + 127) / 128) * ((N + 127) / 128);
+  return tiles < 132 ? 5 : 3;
 }
 
 void lower_conv_tile(const ir::Graph& g, Emitter& e, const KernelPlan& kp, const ConvTile& t,
