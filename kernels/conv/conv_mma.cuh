@@ -38,37 +38,50 @@ __device__ __forceinline__ void conv_mma_tile(const void* X, const void* Wt, con
   constexpr uint A_BYTES = BM * RB, STAGE = (BM + BN) * RB;
   typedef typename ConvElem<ES>::T E;
   static_assert(STAGES == 2 || STAGES == 3, "the gather runs one or two k-tiles ahead");
-  extern __shared__ __align__(128) unsigned char smem[];  // STAGES * STAGE bytes
+  // STAGES * STAGE bytes of stages, then the k table: 8 bytes per k of the whole k-tiles.
+  extern __shared__ __align__(128) unsigned char smem[];
   const uint warp = threadIdx.x >> 5;
   const uint wm = warp / WN * (MI * 16), wn = warp % WN * (NI * 8);
   const uint s0 = smem_u32(smem);
-  const uint ml = threadIdx.x % BM, kg = threadIdx.x / BM, m = m0 + ml;
-  const bool row_ok = m < p.M;
-  const uint ow = m % p.OW, rest = m / p.OW, oh = rest % p.OH, n = rest / p.OH;
-  const E* xb = reinterpret_cast<const E*>(X) + p.x_off + (row_ok ? n * p.sxn : 0u);
-  const int ih0 = int(oh * p.SH) - int(p.PH), iw0 = int(ow * p.SW) - int(p.PW);
-  const char* wb = reinterpret_cast<const char*>(Wt) + uint64_t(p.w_off) * ES;
+  const uint KT = (p.K + BK - 1) / BK;
+  // Per k: the input's byte offset of (c, kh, kw) relative to the pixel's top-left tap, and the tap's
+  // row and column shifts (16 bits each) for the bounds. Worked out once per tile, it leaves a
+  // gathered element two adds, two compares and a load (the divisions by the kernel's sizes and
+  // the counters ran ~35 PTX instructions per element). k past K reads rows past the input.
+  uint2* table = reinterpret_cast<uint2*>(smem + STAGES * STAGE);
   const uint taps = p.KH * p.KW;
-  // This thread's run of KPT k of the k-tile at k0: (c, kh, kw) and the input position advance
-  // as counters.
+  for (uint k = threadIdx.x; k < KT * BK; k += THREADS) {
+    uint2 e = make_uint2(0u, 0x7fffu);
+    if (k < p.K) {
+      const uint r = k % taps, dh = r / p.KW * p.DH, dw = r % p.KW * p.DW;
+      e = make_uint2((k / taps * p.sxc + dh * p.sxh + dw * p.sxw) * ES, dh | dw << 16);
+    }
+    table[k] = e;
+  }
+  const uint ml = threadIdx.x % BM, kg = threadIdx.x / BM, m = m0 + ml;
+  const uint ow = m % p.OW, rest = m / p.OW, oh = rest % p.OH, n = rest / p.OH;
+  // A row past M starts far above the input: every bound fails.
+  const int ih0 = m < p.M ? int(oh * p.SH) - int(p.PH) : -(1 << 20);
+  const int iw0 = int(ow * p.SW) - int(p.PW);
+  // The pixel's top-left tap (outside the input where padded; only in-bounds taps are read).
+  const char* xp = reinterpret_cast<const char*>(X) +
+                   (p.x_off + (m < p.M ? uint64_t(n) * p.sxn : 0u) +
+                    (int64_t(ih0) * p.sxh + int64_t(iw0) * p.sxw)) * ES;
+  const char* wb = reinterpret_cast<const char*>(Wt) + uint64_t(p.w_off) * ES;
+  __syncthreads();
+  // This thread's run of KPT k of the k-tile at k0, two table entries per 16-byte read.
   auto gather = [&](uint k0, E (&v)[KPT]) {
-    const uint k = k0 + kg * KPT;
-    const uint r = k % taps;
-    uint kh = r / p.KW, kw = r % p.KW, cbase = k / taps * p.sxc;
-    int ih = ih0 + int(kh * p.DH), iw = iw0 + int(kw * p.DW);
+    const uint4* t = reinterpret_cast<const uint4*>(table + k0 + kg * KPT);
 #pragma unroll
-    for (int j = 0; j < KPT; ++j) {
-      E val = E(0);
-      if (row_ok && k + j < p.K && uint(ih) < p.H && uint(iw) < p.W)
-        val = xb[cbase + uint(ih) * p.sxh + uint(iw) * p.sxw];
-      v[j] = val;
-      iw += int(p.DW);
-      if (++kw == p.KW) {
-        kw = 0;
-        iw = iw0;
-        ih += int(p.DH);
-        if (++kh == p.KH) kh = 0, ih = ih0, cbase += p.sxc;
-      }
+    for (int j = 0; j < KPT / 2; ++j) {
+      const uint4 q = t[j];
+      const int ih = ih0 + int(q.y & 0xffffu), iw = iw0 + int(q.y >> 16);
+      const int ih2 = ih0 + int(q.w & 0xffffu), iw2 = iw0 + int(q.w >> 16);
+      E a = E(0), b = E(0);
+      if (uint(ih) < p.H && uint(iw) < p.W) a = *reinterpret_cast<const E*>(xp + q.x);
+      if (uint(ih2) < p.H && uint(iw2) < p.W) b = *reinterpret_cast<const E*>(xp + q.z);
+      v[2 * j] = a;
+      v[2 * j + 1] = b;
     }
   };
   // The run is KPT / CE whole 16-byte chunks of the pixel's K-major row: one vector store each.
@@ -110,7 +123,6 @@ __device__ __forceinline__ void conv_mma_tile(const void* X, const void* Wt, con
   };
 #pragma unroll
   for (int i = 0; i < MI * NI * 4; ++i) acc[i] = 0.0f;
-  const uint KT = (p.K + BK - 1) / BK;
   E va[KPT], vb[KPT];
   gather(0, va);
   copy_b(0, 0);

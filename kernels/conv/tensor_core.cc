@@ -33,12 +33,32 @@ std::optional<int64_t> weight_rows(const Shape& ws, const StridedOperand& w, int
   return ld;
 }
 
-bool offsets_fit(const Shape& s, const StridedOperand& v) {
+// The tile's k table (conv_mma.cuh): 8 bytes per k of the whole k-tiles, after the stages.
+int64_t k_table_bytes(const MmaShape& shape, int64_t K) {
+  const int64_t bk = shape.row_bytes / shape.element_bytes();
+  return (K + bk - 1) / bk * bk * 8;
+}
+constexpr int64_t kMaxKTableBytes = 64 * 1024;
+
+// The table packs a tap's row and column shifts into 16 bits each, and a row past the input is
+// marked by a shift of 0x7fff: every shift, and every input size plus its padding, must stay
+// below it.
+bool shifts_fit(const ir::Node& n, const Shape& xs, const Shape& ws) {
+  const auto& a = n.get<ir::ConvAttrs>();
+  for (int d = 0; d + 2 < xs.rank(); ++d) {
+    if ((ws[d + 2] - 1) * a.dilation[d] >= 0x7fff || xs[d + 2] + a.pad_before[d] >= 0x7fff)
+      return false;
+  }
+  return true;
+}
+
+// Whether the view's element offsets (the input's as bytes: the k table's) fit 32 bits.
+bool offsets_fit(const Shape& s, const StridedOperand& v, int64_t element_bytes = 1) {
   int64_t last = v.offset;
   for (int d = 0; d < s.rank(); ++d) last += (s[d] - 1) * v.strides[d];
   for (int64_t st : v.strides)
     if (!fits_u32(st)) return false;
-  return fits_u32(v.offset) && fits_u32(last);
+  return fits_u32(v.offset) && fits_u32(last * element_bytes);
 }
 
 }  // namespace
@@ -67,9 +87,11 @@ std::optional<ConvTile> conv_tile(const ir::Graph& g, const std::vector<char>& s
   t.shape.a_kmajor = false;
   t.shape.b_kmajor = true;
   t.shape.conv = true;
-  std::optional<int64_t> ld = weight_rows(g.type(w).shape, *wv, t.shape.element_bytes());
-  if (!ld || !offsets_fit(g.type(x).shape, *xv) || !offsets_fit(g.type(w).shape, *wv) ||
-      !fits_u32(n.type.shape.numel())) {
+  const Shape &xs = g.type(x).shape, &ws = g.type(w).shape;
+  std::optional<int64_t> ld = weight_rows(ws, *wv, t.shape.element_bytes());
+  const int64_t K = ws.numel() / std::max<int64_t>(ws[0], 1);
+  if (!ld || !offsets_fit(xs, *xv, t.shape.element_bytes()) || !offsets_fit(ws, *wv) || !fits_u32(n.type.shape.numel()) ||
+      !shifts_fit(n, xs, ws) || k_table_bytes(t.shape, K) > kMaxKTableBytes) {
     return std::nullopt;
   }
   t.x = std::move(*xv);
@@ -170,7 +192,8 @@ void lower_conv_tile(const ir::Graph& g, Emitter& e, const KernelPlan& kp, const
   tile.buffer2 = e.binding(t.w.stored, false);
   tile.args = std::move(args);
   e.desc().body.push_back(tile);
-  e.desc().dynamic_shared_bytes = static_cast<uint32_t>(shape.shared_bytes());
+  e.desc().dynamic_shared_bytes =
+      static_cast<uint32_t>(shape.shared_bytes() + k_table_bytes(shape, K));
   e.desc().workgroup_size = static_cast<uint32_t>(shape.threads());
   // Accumulator (mi, ni, c) of a thread: row g + 8 (c / 2) and column 2 t + c % 2 of fragment
   // (mi, ni) of its warp's tile (the mma.sync C layout).

@@ -3,7 +3,8 @@
 // how it reads their operands, and its lowering. CUDA sm_80 and later; f16 and bf16, and f32 as
 // TF32 where allowed (allow_tf32); 1-d and 2-d convolutions whose input is a strided view of a
 // stored value and whose weight rows (one per output channel) are contiguous and 16-byte
-// aligned.
+// aligned, with K up to 8192 (the tile's table of k offsets, 8 bytes each, stays within 64 KiB of
+// shared memory).
 #include <iterator>
 #include <optional>
 #include <vector>
