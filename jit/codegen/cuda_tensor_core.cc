@@ -65,7 +65,7 @@ std::string wgmma_tf32_rs_source(int n) {
 
 std::string tensor_core_helpers(const KernelDesc& k) {
   std::set<int> wgmma_widths, tf32_nmajor_widths;
-  bool any = false, simt = false, tma = false, conv = false;
+  bool any = false, simt = false, tma = false, conv_mma = false, conv_simt = false;
   for (const Stmt& s : k.body) {
     if (s.op == SOp::Attention) {
       return absl::StrCat(kernels::matmul::kMmaSyncCuh, kernels::attention::kFlashFwdCuh,
@@ -73,19 +73,25 @@ std::string tensor_core_helpers(const KernelDesc& k) {
     }
     if (s.op != SOp::MmaTile) continue;
     MmaShape m = MmaShape::unpack(s.code);
+    if (m.conv) {
+      (m.kind == MmaShape::F32Simt ? conv_simt : conv_mma) = true;
+      continue;
+    }
     if (m.kind == MmaShape::F32Simt) {
       simt = true;
       continue;
     }
     any = true;
-    conv = conv || m.conv;
     if (m.wgmma) (m.swap ? tf32_nmajor_widths : wgmma_widths).insert(m.block_n());
     tma = tma || m.tma;
   }
-  if (!any && !simt) return "";
+  if (!any && !simt && !conv_mma && !conv_simt) return "";
   using namespace kernels::matmul;
-  std::string out = absl::StrCat(kMmaSyncCuh, simt ? kSimtTileCuh : "",
-                                 conv ? kernels::conv::kConvMmaCuh : "");
+  std::string out = absl::StrCat(kMmaSyncCuh, simt ? kSimtTileCuh : "");
+  if (conv_mma || conv_simt) {
+    absl::StrAppend(&out, kernels::conv::kConvGatherCuh, conv_mma ? kernels::conv::kConvMmaCuh : "",
+                    conv_simt ? kernels::conv::kConvSimtCuh : "");
+  }
   if (!any) return out;
   if (wgmma_widths.empty() && tf32_nmajor_widths.empty()) return out;
   out += kWgmmaCuh;
@@ -102,7 +108,12 @@ std::string tensor_core_call(const MmaShape& m, const std::string& a, const std:
   if (m.conv) {  // args: ConvTileArgs' fields, then the block's first row and column
     const size_t fields = args.size() - 2;
     std::vector<std::string> init(args.begin(), args.begin() + static_cast<long>(fields));
-    return absl::StrCat("{ const ConvTileArgs ca_{", absl::StrJoin(init, ", "), "}; conv_mma_tile<",
+    const std::string ca = absl::StrCat("{ const ConvTileArgs ca_{", absl::StrJoin(init, ", "), "}; ");
+    if (m.kind == MmaShape::F32Simt) {
+      return absl::StrCat(ca, "conv_simt_tile<", m.stages, ">(", a, ", ", b, ", ca_, ", args[fields],
+                          ", ", args[fields + 1], ", ", acc, "); }");
+    }
+    return absl::StrCat(ca, "conv_mma_tile<",
                         static_cast<int>(m.kind), ", ", m.warps_m, ", ", m.warps_n, ", ", m.frags_m,
                         ", ", m.frags_n, ", ", m.stages, ", ", m.row_bytes, ">(", a, ", ", b, ", ca_, ",
                         args[fields], ", ", args[fields + 1], ", ", acc, "); }");

@@ -1,6 +1,6 @@
 // Implicit-GEMM convolution on the mma.sync tile (sm_80 and later; after mma_sync.cuh, whose
-// fragment loads, copies and mma instructions it uses). Per group, C[m][j] = sum_k A[m][k] B[k][j]
-// with m = (sample, output row, output column), k = (input channel, kernel row, kernel column),
+// fragment loads, copies and mma instructions it uses, and conv_gather.cuh). Per group,
+// C[m][j] = sum_k A[m][k] B[k][j] with m = (sample, output row, output column), k = (input channel, kernel row, kernel column),
 // j = output channel:
 //   A[m][k] = x[n, c, oh * sh - ph + kh * dh, ow * sw - pw + kw * dw] (0 outside the input),
 //   B[k][j] = w[j, k] (each output channel's weights one contiguous row of K).
@@ -10,23 +10,8 @@
 // (fixed m, so its pixel's coordinates are worked out once per tile) into registers one k-tile
 // ahead, and stores it into the stage the tensor cores read next as whole 16-byte chunks of the
 // pixel's K-major row (a warp's loads run along m, coalesced; its stores are vectors); B streams
-// by cp.async. Two stages: the gather of k-tile t + 1 is in flight while the warps multiply
-// k-tile t.
-template <int ES>
-struct ConvElem {
-  typedef unsigned short T;  // f16 and bf16 move as their bits
-};
-template <>
-struct ConvElem<4> {
-  typedef float T;
-};
-struct ConvTileArgs {
-  uint x_off, sxn, sxc, sxh, sxw;  // the input's element offset (this group's) and strides
-  uint H, W, OH, OW;               // input and output sizes (rows 1 for a 1-d convolution)
-  uint KH, KW, SH, SW, PH, PW, DH, DW;
-  uint w_off, w_ld;  // this group's first weight row and the row stride (elements)
-  uint M, N, K;
-};
+// by cp.async. With two stages the gather of k-tile t + 1 is in flight while the warps multiply
+// k-tile t; with three, t + 2's too.
 template <int KIND, int WM, int WN, int MI, int NI, int STAGES, int RB>
 __device__ __forceinline__ void conv_mma_tile(const void* X, const void* Wt, const ConvTileArgs& p,
                                               uint m0, uint n0, float* acc) {
@@ -44,46 +29,13 @@ __device__ __forceinline__ void conv_mma_tile(const void* X, const void* Wt, con
   const uint wm = warp / WN * (MI * 16), wn = warp % WN * (NI * 8);
   const uint s0 = smem_u32(smem);
   const uint KT = (p.K + BK - 1) / BK;
-  // Per k: the input's byte offset of (c, kh, kw) relative to the pixel's top-left tap, and the tap's
-  // row and column shifts (16 bits each) for the bounds. Worked out once per tile, it leaves a
-  // gathered element two adds, two compares and a load (the divisions by the kernel's sizes and
-  // the counters ran ~35 PTX instructions per element). k past K reads rows past the input.
   uint2* table = reinterpret_cast<uint2*>(smem + STAGES * STAGE);
-  const uint taps = p.KH * p.KW;
-  for (uint k = threadIdx.x; k < KT * BK; k += THREADS) {
-    uint2 e = make_uint2(0u, 0x7fffu);
-    if (k < p.K) {
-      const uint r = k % taps, dh = r / p.KW * p.DH, dw = r % p.KW * p.DW;
-      e = make_uint2((k / taps * p.sxc + dh * p.sxh + dw * p.sxw) * ES, dh | dw << 16);
-    }
-    table[k] = e;
-  }
-  const uint ml = threadIdx.x % BM, kg = threadIdx.x / BM, m = m0 + ml;
-  const uint ow = m % p.OW, rest = m / p.OW, oh = rest % p.OH, n = rest / p.OH;
-  // A row past M starts far above the input: every bound fails.
-  const int ih0 = m < p.M ? int(oh * p.SH) - int(p.PH) : -(1 << 20);
-  const int iw0 = int(ow * p.SW) - int(p.PW);
-  // The pixel's top-left tap (outside the input where padded; only in-bounds taps are read).
-  const char* xp = reinterpret_cast<const char*>(X) +
-                   (p.x_off + (m < p.M ? uint64_t(n) * p.sxn : 0u) +
-                    (int64_t(ih0) * p.sxh + int64_t(iw0) * p.sxw)) * ES;
+  conv_k_table<ES, THREADS>(table, p, KT * BK);
+  const uint ml = threadIdx.x % BM, kg = threadIdx.x / BM;
+  const ConvPixel<ES, KPT> pixel(X, p, m0 + ml);
   const char* wb = reinterpret_cast<const char*>(Wt) + uint64_t(p.w_off) * ES;
   __syncthreads();
-  // This thread's run of KPT k of the k-tile at k0, two table entries per 16-byte read.
-  auto gather = [&](uint k0, E (&v)[KPT]) {
-    const uint4* t = reinterpret_cast<const uint4*>(table + k0 + kg * KPT);
-#pragma unroll
-    for (int j = 0; j < KPT / 2; ++j) {
-      const uint4 q = t[j];
-      const int ih = ih0 + int(q.y & 0xffffu), iw = iw0 + int(q.y >> 16);
-      const int ih2 = ih0 + int(q.w & 0xffffu), iw2 = iw0 + int(q.w >> 16);
-      E a = E(0), b = E(0);
-      if (uint(ih) < p.H && uint(iw) < p.W) a = *reinterpret_cast<const E*>(xp + q.x);
-      if (uint(ih2) < p.H && uint(iw2) < p.W) b = *reinterpret_cast<const E*>(xp + q.z);
-      v[2 * j] = a;
-      v[2 * j + 1] = b;
-    }
-  };
+  auto gather = [&](uint k0, E (&v)[KPT]) { pixel.gather(table, k0 + kg * KPT, p, v); };
   // The run is KPT / CE whole 16-byte chunks of the pixel's K-major row: one vector store each.
   auto put = [&](uint stage, const E (&v)[KPT]) {
     unsigned char* a = smem + stage * STAGE;

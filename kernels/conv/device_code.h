@@ -3,6 +3,8 @@
 // header at build time (kernels/CMakeLists.txt).
 namespace ember::kernels::conv {
 
-extern const char kConvMmaCuh[];  // conv_mma.cuh: the implicit-GEMM tensor-core tile
+extern const char kConvGatherCuh[];  // conv_gather.cuh: the tiles' arguments and input gather
+extern const char kConvMmaCuh[];     // conv_mma.cuh: the implicit-GEMM tensor-core tile
+extern const char kConvSimtCuh[];    // conv_simt.cuh: the implicit-GEMM f32 tile
 
 }  // namespace ember::kernels::conv

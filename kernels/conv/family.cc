@@ -207,10 +207,16 @@ class ConvFamily final : public AnchoredFamily {
   VariantChoice choose(const VariantContext& c, const KernelPlan& kp) const override {
     ConvShape s = conv_gemm(c.g, kp.anchor);
     if (s.N < kDirectBelow) return {kDirect, {}};
-    const int heuristic_tile = conv_tile_heuristic(s.groups, s.M, s.N);
-    if (tile_allowed(c, kp) &&
-        conv_tile(c.g, c.plan.stored, c.layout, kp.anchor, heuristic_tile)) {
-      if (forced_conv_mma() > 0) return {kMmaVariant | static_cast<Variant>(forced_conv_mma()), {}};
+    const bool simt_tile = conv_tile_is_simt(c.g, kp.anchor);
+    const int heuristic_tile = simt_tile ? kConvSimtTile : conv_tile_heuristic(s.groups, s.M, s.N);
+    auto admitted = [&](int tile) {
+      return conv_tile(c.g, c.plan.stored, c.layout, kp.anchor, tile).has_value();
+    };
+    if (tile_allowed(c, kp) && admitted(heuristic_tile)) {
+      const int forced = forced_conv_mma();
+      if (forced > 0 && admitted(forced)) return {kMmaVariant | static_cast<Variant>(forced), {}};
+      // Exact f32 has one tile: nothing to tune.
+      if (simt_tile) return {kMmaVariant | static_cast<Variant>(kConvSimtTile), {}};
       s.mma = true;
       ConvChoice cc = choose_conv_block(s, {1, 1, heuristic_tile}, c.backend);
       return {variant_of(cc.block), std::move(cc.tune_key)};

@@ -13,7 +13,7 @@ using ir::ValueId;
 std::optional<MmaShape::Kind> tile_kind(DType t) {
   if (t == DType::F16) return MmaShape::F16;
   if (t == DType::BF16) return MmaShape::BF16;
-  if (t == DType::F32 && allow_tf32()) return MmaShape::TF32;
+  if (t == DType::F32) return allow_tf32() ? MmaShape::TF32 : MmaShape::F32Simt;
   return std::nullopt;
 }
 
@@ -33,10 +33,16 @@ std::optional<int64_t> weight_rows(const Shape& ws, const StridedOperand& w, int
   return ld;
 }
 
-// The tile's k table (conv_mma.cuh): 8 bytes per k of the whole k-tiles, after the stages.
+// The tile's k table (conv_gather.cuh): 8 bytes per k of the whole k-tiles, after the stages.
 int64_t k_table_bytes(const MmaShape& shape, int64_t K) {
   const int64_t bk = shape.row_bytes / shape.element_bytes();
   return (K + bk - 1) / bk * bk * 8;
+}
+// The stages' bytes: the f32 tile pads its rows of 16 k to 20 floats (conv_simt.cuh).
+int64_t stage_bytes(const MmaShape& shape) {
+  if (shape.kind == MmaShape::F32Simt)
+    return int64_t{shape.stages} * (shape.block_m() + shape.block_n()) * 80;
+  return shape.shared_bytes();
 }
 constexpr int64_t kMaxKTableBytes = 64 * 1024;
 
@@ -75,7 +81,10 @@ bool conv_tile_dtype_fits(const ir::Graph& g, ValueId y) {
 
 std::optional<ConvTile> conv_tile(const ir::Graph& g, const std::vector<char>& stored,
                                   const Emitter::LayoutFn& layout, ValueId y, int tile) {
-  if (tile < 1 || tile > kConvMmaTileCount || !conv_tile_dtype_fits(g, y)) return std::nullopt;
+  if (tile < 1 || tile > kConvMmaTileCount || !conv_tile_dtype_fits(g, y) ||
+      (tile == kConvSimtTile) != conv_tile_is_simt(g, y)) {
+    return std::nullopt;
+  }
   const ir::Node& n = g.node(y);
   const ValueId x = n.inputs[0], w = n.inputs[1];
   std::optional<StridedOperand> xv = strided_operand(g, stored, layout, x);
@@ -98,6 +107,10 @@ std::optional<ConvTile> conv_tile(const ir::Graph& g, const std::vector<char>& s
   t.w = std::move(*wv);
   t.w_ld = *ld;
   return t;
+}
+
+bool conv_tile_is_simt(const ir::Graph& g, ValueId y) {
+  return tile_kind(g.type(y).dtype) == MmaShape::F32Simt;
 }
 
 bool conv_tile_reads(const ir::Graph& g, const std::vector<char>& stored, ValueId y, ValueId in) {
@@ -192,8 +205,7 @@ void lower_conv_tile(const ir::Graph& g, Emitter& e, const KernelPlan& kp, const
   tile.buffer2 = e.binding(t.w.stored, false);
   tile.args = std::move(args);
   e.desc().body.push_back(tile);
-  e.desc().dynamic_shared_bytes =
-      static_cast<uint32_t>(shape.shared_bytes() + k_table_bytes(shape, K));
+  e.desc().dynamic_shared_bytes = static_cast<uint32_t>(stage_bytes(shape) + k_table_bytes(shape, K));
   e.desc().workgroup_size = static_cast<uint32_t>(shape.threads());
   // Accumulator (mi, ni, c) of a thread: row g + 8 (c / 2) and column 2 t + c % 2 of fragment
   // (mi, ni) of its warp's tile (the mma.sync C layout).
@@ -203,6 +215,20 @@ void lower_conv_tile(const ir::Graph& g, Emitter& e, const KernelPlan& kp, const
   const int wn = mul(rem(warp, u(shape.warps_n)), u(shape.frags_n * 8));
   const int row0 = add(m0, add(wm, div(lane, u(4)))), col0 = add(n0, add(wn, mul(rem(lane, u(4)), u(2))));
   const CType acc_t = compute_type(node.type.dtype);
+  if (shape.kind == MmaShape::F32Simt) {
+    // Accumulator 4 i + j: row tr + 16 i, column 4 tc + j (tr = thread % 16, tc = thread / 16).
+    const int tr = add(m0, rem(lid, u(16))), tc = add(n0, mul(div(lid, u(16)), u(4)));
+    for (int i = 0; i < 8; ++i) {
+      for (int j = 0; j < 4; ++j) {
+        const int accv = e.expr({XOp::ArrayLoad, CType::Float, decl.var, 0, {u(i * 4 + j)}});
+        output.store(group, add(tr, u(16 * i)), add(tc, u(j)), e.cast(accv, acc_t));
+      }
+    }
+    e.end();
+    out.work_items = static_cast<uint64_t>(tiles);
+    out.per_row = true;
+    return;
+  }
   for (int mi = 0; mi < shape.frags_m; ++mi) {
     for (int ni = 0; ni < shape.frags_n; ++ni) {
       for (int c = 0; c < 4; ++c) {

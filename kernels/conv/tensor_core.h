@@ -1,7 +1,8 @@
 #pragma once
-// The conv family's tensor-core tile (kernels/conv/conv_mma.cuh): which convolutions it takes,
-// how it reads their operands, and its lowering. CUDA sm_80 and later; f16 and bf16, and f32 as
-// TF32 where allowed (allow_tf32); 1-d and 2-d convolutions whose input is a strided view of a
+// The conv family's tiles (kernels/conv/conv_mma.cuh on tensor cores, conv_simt.cuh in exact f32):
+// which convolutions they take, how they read their operands, and their lowering. CUDA sm_80 and
+// later; f16 and bf16, f32 as TF32 where allowed (allow_tf32), else exact f32 on the SIMT tile;
+// 1-d and 2-d convolutions whose input is a strided view of a
 // stored value and whose weight rows (one per output channel) are contiguous and 16-byte
 // aligned, with K up to 8192 (the tile's table of k offsets, 8 bytes each, stays within 64 KiB of
 // shared memory).
@@ -27,8 +28,11 @@ inline constexpr MmaTile kConvMmaTiles[] = {
     {2, 4, 2, 2, 2, 64},   // 64 x 64 (8 warps of 32 x 16): four threads gather each pixel
     {2, 2, 2, 4, 3, 64},   // 64 x 64, three stages: the gather two k-tiles ahead
     {4, 2, 2, 4, 3, 64},   // 128 x 64, three stages
+    {8, 1, 1, 8, 2, 64},   // exact f32 without tensor cores (conv_simt.cuh): 128 x 64, 8 x 4 each
 };
 inline constexpr int kConvMmaTileCount = static_cast<int>(std::size(kConvMmaTiles));
+// The last tile is exact f32's (conv_simt.cuh), the others f16/bf16 and TF32 ones.
+inline constexpr int kConvSimtTile = kConvMmaTileCount;
 // The conv family's variant for tile T is kConvMmaVariant | T.
 inline constexpr Variant kConvMmaVariant = Variant{1} << 16;
 
@@ -39,8 +43,10 @@ struct ConvTile {
   int64_t w_ld = 0;  // elements between output channels' weight rows
 };
 
-// Whether conv node y's dtype and rank suit the tile at all (before its operands are looked at).
+// Whether conv node y's dtype and rank suit a tile at all (before its operands are looked at).
 bool conv_tile_dtype_fits(const ir::Graph& g, ir::ValueId y);
+// Whether conv node y runs the exact f32 tile (kConvSimtTile) rather than the tensor-core ones.
+bool conv_tile_is_simt(const ir::Graph& g, ir::ValueId y);
 // The tile `tile` (1-based) for conv node y, or nullopt when its operands do not suit it.
 std::optional<ConvTile> conv_tile(const ir::Graph& g, const std::vector<char>& stored,
                                   const Emitter::LayoutFn& layout, ir::ValueId y, int tile);
@@ -52,7 +58,7 @@ bool conv_tile_reads(const ir::Graph& g, const std::vector<char>& stored, ir::Va
 // the accumulators.
 void lower_conv_tile(const ir::Graph& g, Emitter& e, const KernelPlan& kp, const ConvTile& t,
                      KernelGeometry& out);
-// The tile for an M x N x K product with `groups` groups: 64 x 64 up to 64 output channels per
+// The tensor-core tile for an M x N x K product with `groups` groups: 64 x 64 up to 64 output channels per
 // group (H200, conv2d_resnet bf16: 0.142 ms against 0.172 for 128 x 64, session 25), 128 x 128
 // above unless that would leave a large GPU's SMs idle.
 int conv_tile_heuristic(int64_t groups, int64_t M, int64_t N);

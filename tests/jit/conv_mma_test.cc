@@ -4,7 +4,8 @@
 // rows, a partial last k-tile), padding, stride, dilation, groups, a 1-d convolution and a fused
 // bias and relu; then a training step whose input gradient (a transposed convolution, its
 // flipped weight stored for the tile) runs on the tile too. stats().mma_launches shows that the
-// tile ran. Skipped where the test device has no tensor cores (Vulkan, CI's lavapipe).
+// tile ran. The exact f32 tile (conv_simt.cuh) against the CPU too. Skipped where the test device
+// has no tensor cores (Vulkan, CI's lavapipe).
 #include <string>
 
 #include "kernels/conv/tensor_core.h"
@@ -84,6 +85,36 @@ TEST(ConvMma, TrainingStepMatchesCpu) {
       },
       3e-2, 1e-1);
   EXPECT_GE(n, 2) << "the forward and the input gradient";
+}
+
+// Exact f32 (no TF32) runs the SIMT tile (conv_simt.cuh): the same convolutions and a training
+// step against the CPU at f32 tolerances, with the tile and without it (EMBER_CONV_MMA=0, the
+// generated SIMT kernel), which must agree as closely.
+TEST(ConvSimtTile, ExactF32MatchesCpu) {
+  EMBER_REQUIRE_TENSOR_CORES();
+  auto program = [](const Device& dev) -> std::vector<RawTensor> {
+    const DType t = DType::F32;
+    auto x = uniform<4>({3, 24, 13, 11}, 1, t, dev).require_grad();
+    auto w = uniform<4>({40, 24, 3, 3}, 2, t, dev, -0.3, 0.3).require_grad();
+    auto bias = uniform<1>({40}, 3, t, dev);
+    auto same = activation::relu(module::conv2d(x, w, bias, {{1, 1}, {1, 1}}));
+    auto xg = uniform<4>({2, 32, 15, 17}, 4, t, dev);
+    auto wg = uniform<4>({32, 16, 3, 3}, 5, t, dev, -0.3, 0.3);
+    auto grouped = module::conv2d(xg, wg, std::nullopt, {{2, 2}, {2, 1}, {2, 2}, 2});
+    auto x1 = uniform<3>({4, 16, 37}, 6, t, dev);
+    auto w1 = uniform<3>({24, 16, 5}, 7, t, dev, -0.3, 0.3);
+    auto one = module::conv1d(x1, w1, std::nullopt, {{3}, {2}});
+    auto loss = (same * same).mean();
+    Gradients grads = loss.backward();
+    return {same.raw(), grouped.raw(), one.raw(), loss.raw(), x.grad(grads).value().raw(),
+            w.grad(grads).value().raw()};
+  };
+  for (const char* mode : {"-1", "0"}) {
+    SCOPED_TRACE(mode);
+    setenv("EMBER_CONV_MMA", mode, 1);
+    testing::expect_same(program, testing::gpu_device(), 1e-4, 1e-4);
+  }
+  unsetenv("EMBER_CONV_MMA");
 }
 
 }  // namespace

@@ -507,8 +507,8 @@ TEST(CudaCompile, UnalignedMatmulRowsFallBackToSimt) {
   }
 }
 
-// The conv family's tensor-core tile (kernels/conv/conv_mma.cuh): every tile in f16, bf16 and
-// TF32, a 2-d convolution with padding, stride and dilation and a fused bias and max, a
+// The conv family's tiles (kernels/conv/conv_mma.cuh, conv_simt.cuh): every tensor-core tile in
+// f16, bf16 and TF32 and the exact f32 tile, a 2-d convolution with padding, stride and dilation and a fused bias and max, a
 // grouped one and a 1-d one, lowered as the freeze stage does when the tile is admitted, and
 // compiled for Hopper. A weight whose rows are not 16-byte aligned (K = 27 bf16) is not
 // admitted.
@@ -533,7 +533,11 @@ TEST(CudaCompile, ConvTilesCompileWithNvrtc) {
   };
   int compiled = 0;
   for (int tile = 1; tile <= kConvMmaTileCount; ++tile) {
+    // The last tile is exact f32's (no tensor cores): f32 without TF32 only.
+    const bool simt = tile == kConvSimtTile;
+    set_allow_tf32(!simt);
     for (DType t : {DType::F16, DType::BF16, DType::F32}) {
+      if (simt && t != DType::F32) continue;
       for (int shape = 0; shape < 3; ++shape) {
         ir::Graph g;
         Builder b(g);
@@ -553,8 +557,9 @@ TEST(CudaCompile, ConvTilesCompileWithNvrtc) {
         SCOPED_TRACE(absl::StrCat("tile ", tile, " ", dtype_name(t), " shape ", shape));
         for (const LoweredKernel& lk : lower_conv(g, y, tile)) {
           std::string source = render_cuda(lk.desc);
-          ASSERT_NE(source.find("conv_mma_tile<"), std::string::npos) << lk.desc.name;
-          EXPECT_TRUE(lk.launch.mma);
+          ASSERT_NE(source.find(simt ? "conv_simt_tile<" : "conv_mma_tile<"), std::string::npos)
+              << lk.desc.name;
+          EXPECT_EQ(lk.launch.mma, !simt) << "the f32 tile runs no tensor cores";
           try {
             EXPECT_GT(runtime::cuda::nvrtc_compile(source, lk.desc.name, "sm_90a", false).size(),
                       100u);
@@ -566,7 +571,8 @@ TEST(CudaCompile, ConvTilesCompileWithNvrtc) {
       }
     }
   }
-  EXPECT_EQ(compiled, kConvMmaTileCount * 9);
+  EXPECT_EQ(compiled, (kConvMmaTileCount - 1) * 9 + 3);
+  set_allow_tf32(true);
   ir::Graph g;
   Builder b(g);
   ValueId y = b.conv(in(b, DType::BF16, {1, 3, 8, 8}), in(b, DType::BF16, {16, 3, 3, 3}),
