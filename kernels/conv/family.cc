@@ -215,8 +215,16 @@ class ConvFamily final : public AnchoredFamily {
     if (tile_allowed(c, kp) && admitted(heuristic_tile)) {
       const int forced = forced_conv_mma();
       if (forced > 0 && admitted(forced)) return {kMmaVariant | static_cast<Variant>(forced), {}};
-      // Exact f32 has one tile: nothing to tune.
-      if (simt_tile) return {kMmaVariant | static_cast<Variant>(kConvSimtTile), {}};
+      // Exact f32 has one tile: nothing to tune. It takes problems of at least two of its tiles
+      // per SM of a large GPU; with fewer (a weight gradient: 32 groups of 576 x 64 outputs, 160
+      // tiles: 0.494 ms each in conv_block_train on an H200, session 25 call 5) its long k loops
+      // leave SMs idle; the SIMT blocks' smaller tiles fill them.
+      if (simt_tile) {
+        const int64_t tiles = s.groups * ((s.M + 127) / 128) * ((s.N + 63) / 64);
+        if (tiles >= 264) return {kMmaVariant | static_cast<Variant>(kConvSimtTile), {}};
+        ConvChoice cc = choose_conv_block(s, block_of(conv_block(s)), c.backend);
+        return {variant_of(cc.block), std::move(cc.tune_key)};
+      }
       s.mma = true;
       ConvChoice cc = choose_conv_block(s, {1, 1, heuristic_tile}, c.backend);
       return {variant_of(cc.block), std::move(cc.tune_key)};
