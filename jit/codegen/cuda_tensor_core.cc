@@ -110,7 +110,9 @@ std::string tensor_core_call(const MmaShape& m, const std::string& a, const std:
     std::vector<std::string> init(args.begin(), args.begin() + static_cast<long>(fields));
     const std::string ca = absl::StrCat("{ const ConvTileArgs ca_{", absl::StrJoin(init, ", "), "}; ");
     if (m.kind == MmaShape::F32Simt) {
-      return absl::StrCat(ca, "conv_simt_tile<", m.stages, ">(", a, ", ", b, ", ca_, ", args[fields],
+      // conv_simt.cuh: groups of 2 BM threads split the k-tiles.
+      return absl::StrCat(ca, "conv_simt_tile<", m.block_m(), ", ", m.threads() / (2 * m.block_m()),
+                          ", ", m.stages, ">(", a, ", ", b, ", ca_, ", args[fields],
                           ", ", args[fields + 1], ", ", acc, "); }");
     }
     return absl::StrCat(ca, "conv_mma_tile<",

@@ -193,14 +193,13 @@ class ConvFamily final : public AnchoredFamily {
   bool anchors(const ir::Node& n) const override { return n.op == ir::OpKind::Conv; }
   Fusion fusion() const override { return Fusion::Epilogue; }
   bool rereads_operands() const override { return true; }
-  // The tensor-core tile reads strided views only, its weight as contiguous rows: a 16-bit
-  // convolution's operand that is not one (a transposed convolution's flipped weight, an input
-  // padded or dilated by the backward pass) is stored for it.
+  // The tiles read strided views only, the weight as contiguous rows: an operand that is not
+  // one (a transposed convolution's flipped weight, an input padded or masked by the backward
+  // pass) is stored for them. H200, conv_block_train: the input gradient's convolution read
+  // pad(dy) * mask on the SIMT template in 0.332 ms, the forwards on the f32 tile took 0.25-0.26.
   bool stores_operand(const ir::Graph& g, ValueId v, ValueId in,
                       const std::vector<char>& stored) const override {
-    const DType t = g.type(v).dtype;
-    return (t == DType::F16 || t == DType::BF16) && conv_tile_dtype_fits(g, v) &&
-           !conv_tile_reads(g, stored, v, in);
+    return conv_tile_dtype_fits(g, v) && !conv_tile_reads(g, stored, v, in);
   }
   // The tensor-core tile where its operands admit it, else the SIMT block: a stored winner,
   // else the heuristic (tuned when autotuning is on), frozen before lowering.
@@ -215,13 +214,16 @@ class ConvFamily final : public AnchoredFamily {
     if (tile_allowed(c, kp) && admitted(heuristic_tile)) {
       const int forced = forced_conv_mma();
       if (forced > 0 && admitted(forced)) return {kMmaVariant | static_cast<Variant>(forced), {}};
-      // Exact f32 has one tile: nothing to tune. It takes problems of at least two of its tiles
-      // per SM of a large GPU; with fewer (a weight gradient: 32 groups of 576 x 64 outputs, 160
-      // tiles: 0.494 ms each in conv_block_train on an H200, session 25 call 5) its long k loops
-      // leave SMs idle; the SIMT blocks' smaller tiles fill them.
+      // Exact f32: nothing to tune. The 128 x 64 tile takes problems of at least two of its
+      // tiles per SM of a large GPU. With fewer (a weight gradient: 32 groups of 576 x 64
+      // outputs, 160 tiles: 0.494 ms each in conv_block_train on an H200, session 25 call 5, the
+      // SIMT blocks 0.458) its long k loops leave SMs idle: long reductions take the 64 x 64
+      // tile whose four thread groups split the k-tiles, short ones the SIMT blocks.
       if (simt_tile) {
         const int64_t tiles = s.groups * ((s.M + 127) / 128) * ((s.N + 63) / 64);
         if (tiles >= 264) return {kMmaVariant | static_cast<Variant>(kConvSimtTile), {}};
+        if (s.K >= 1024 && admitted(kConvSimtSplitTile))
+          return {kMmaVariant | static_cast<Variant>(kConvSimtSplitTile), {}};
         ConvChoice cc = choose_conv_block(s, block_of(conv_block(s)), c.backend);
         return {variant_of(cc.block), std::move(cc.tune_key)};
       }

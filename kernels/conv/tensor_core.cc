@@ -38,10 +38,13 @@ int64_t k_table_bytes(const MmaShape& shape, int64_t K) {
   const int64_t bk = shape.row_bytes / shape.element_bytes();
   return (K + bk - 1) / bk * bk * 8;
 }
-// The stages' bytes: the f32 tile pads its rows of 16 k to 20 floats (conv_simt.cuh).
+// The f32 tiles' groups of 2 BM threads that split a block's k-tiles (conv_simt.cuh).
+int simt_k_split(const MmaShape& shape) { return shape.threads() / (2 * shape.block_m()); }
+// The stages' bytes: the f32 tiles pad their rows of 16 k to 20 floats, a set per group.
 int64_t stage_bytes(const MmaShape& shape) {
-  if (shape.kind == MmaShape::F32Simt)
-    return int64_t{shape.stages} * (shape.block_m() + shape.block_n()) * 80;
+  if (shape.kind == MmaShape::F32Simt) {
+    return int64_t{simt_k_split(shape)} * shape.stages * (shape.block_m() + shape.block_n()) * 80;
+  }
   return shape.shared_bytes();
 }
 constexpr int64_t kMaxKTableBytes = 64 * 1024;
@@ -82,7 +85,7 @@ bool conv_tile_dtype_fits(const ir::Graph& g, ValueId y) {
 std::optional<ConvTile> conv_tile(const ir::Graph& g, const std::vector<char>& stored,
                                   const Emitter::LayoutFn& layout, ValueId y, int tile) {
   if (tile < 1 || tile > kConvMmaTileCount || !conv_tile_dtype_fits(g, y) ||
-      (tile == kConvSimtTile) != conv_tile_is_simt(g, y)) {
+      (tile >= kConvSimtTile) != conv_tile_is_simt(g, y)) {
     return std::nullopt;
   }
   const ir::Node& n = g.node(y);
@@ -115,10 +118,13 @@ bool conv_tile_is_simt(const ir::Graph& g, ValueId y) {
 
 bool conv_tile_reads(const ir::Graph& g, const std::vector<char>& stored, ValueId y, ValueId in) {
   const ir::Node& n = g.node(y);
+  const int es = n.type.dtype == DType::F32 ? 4 : 2;
+  const Shape& ws = g.type(n.inputs[1]).shape;
+  // Weight rows of K not a multiple of 16 bytes are never admitted: storing cannot help.
+  if ((ws.numel() / std::max<int64_t>(ws[0], 1)) * es % 16 != 0) return true;
   std::optional<StridedOperand> v = strided_view(g, stored, in);
   if (!v) return false;
   if (in != n.inputs[1]) return true;
-  const int es = n.type.dtype == DType::F32 ? 4 : 2;
   return weight_rows(g.type(in).shape, *v, es).has_value();
 }
 
@@ -193,10 +199,11 @@ void lower_conv_tile(const ir::Graph& g, Emitter& e, const KernelPlan& kp, const
                         param("K", K),
                         m0,
                         n0};
+  const bool simt = shape.kind == MmaShape::F32Simt;
   Stmt decl{SOp::DeclArray};
   decl.var = e.desc().num_vars++;
   decl.type = CType::Float;
-  decl.code = shape.accumulators();
+  decl.code = simt ? 32 : shape.accumulators();  // the f32 tiles: 8 x 4 or 4 x 8
   e.desc().body.push_back(decl);
   Stmt tile{SOp::MmaTile};
   tile.var = decl.var;
@@ -215,15 +222,19 @@ void lower_conv_tile(const ir::Graph& g, Emitter& e, const KernelPlan& kp, const
   const int wn = mul(rem(warp, u(shape.warps_n)), u(shape.frags_n * 8));
   const int row0 = add(m0, add(wm, div(lane, u(4)))), col0 = add(n0, add(wn, mul(rem(lane, u(4)), u(2))));
   const CType acc_t = compute_type(node.type.dtype);
-  if (shape.kind == MmaShape::F32Simt) {
-    // Accumulator 4 i + j: row tr + 16 i, column 4 tc + j (tr = thread % 16, tc = thread / 16).
-    const int tr = add(m0, rem(lid, u(16))), tc = add(n0, mul(div(lid, u(16)), u(4)));
-    for (int i = 0; i < 8; ++i) {
-      for (int j = 0; j < 4; ++j) {
-        const int accv = e.expr({XOp::ArrayLoad, CType::Float, decl.var, 0, {u(i * 4 + j)}});
+  if (simt) {
+    // Accumulator CJ i + j: row tr + 16 i, column CJ tc + j (tr = thread % 16, tc = thread / 16)
+    // of group 0, which holds the sums of a split k (conv_simt.cuh).
+    const int64_t gt = 2 * shape.block_m(), ri = shape.block_m() / 16, cj = 32 / ri;
+    if (simt_k_split(shape) > 1) e.begin_if(e.bin(BinaryFn::Lt, lid, u(gt)));
+    const int tr = add(m0, rem(lid, u(16))), tc = add(n0, mul(div(lid, u(16)), u(cj)));
+    for (int i = 0; i < ri; ++i) {
+      for (int j = 0; j < cj; ++j) {
+        const int accv = e.expr({XOp::ArrayLoad, CType::Float, decl.var, 0, {u(i * cj + j)}});
         output.store(group, add(tr, u(16 * i)), add(tc, u(j)), e.cast(accv, acc_t));
       }
     }
+    if (simt_k_split(shape) > 1) e.end();
     e.end();
     out.work_items = static_cast<uint64_t>(tiles);
     out.per_row = true;

@@ -29,10 +29,12 @@ inline constexpr MmaTile kConvMmaTiles[] = {
     {2, 2, 2, 4, 3, 64},   // 64 x 64, three stages: the gather two k-tiles ahead
     {4, 2, 2, 4, 3, 64},   // 128 x 64, three stages
     {8, 1, 1, 8, 2, 64},   // exact f32 without tensor cores (conv_simt.cuh): 128 x 64, 8 x 4 each
+    {4, 4, 1, 2, 2, 64},   // exact f32, 64 x 64 shared by four groups of 128 threads (split k)
 };
 inline constexpr int kConvMmaTileCount = static_cast<int>(std::size(kConvMmaTiles));
-// The last tile is exact f32's (conv_simt.cuh), the others f16/bf16 and TF32 ones.
-inline constexpr int kConvSimtTile = kConvMmaTileCount;
+// The last two tiles are exact f32's (conv_simt.cuh), the others f16/bf16 and TF32 ones.
+inline constexpr int kConvSimtTile = kConvMmaTileCount - 1;
+inline constexpr int kConvSimtSplitTile = kConvMmaTileCount;
 // The conv family's variant for tile T is kConvMmaVariant | T.
 inline constexpr Variant kConvMmaVariant = Variant{1} << 16;
 
@@ -45,13 +47,15 @@ struct ConvTile {
 
 // Whether conv node y's dtype and rank suit a tile at all (before its operands are looked at).
 bool conv_tile_dtype_fits(const ir::Graph& g, ir::ValueId y);
-// Whether conv node y runs the exact f32 tile (kConvSimtTile) rather than the tensor-core ones.
+// Whether conv node y runs the exact f32 tiles (from kConvSimtTile on) rather than the
+// tensor-core ones.
 bool conv_tile_is_simt(const ir::Graph& g, ir::ValueId y);
 // The tile `tile` (1-based) for conv node y, or nullopt when its operands do not suit it.
 std::optional<ConvTile> conv_tile(const ir::Graph& g, const std::vector<char>& stored,
                                   const Emitter::LayoutFn& layout, ir::ValueId y, int tile);
-// Whether the tile reads operand `in` of conv node y in place (values computed in the flush
-// laid out contiguously): a weight or input that it cannot read is stored for it.
+// Whether the tiles read operand `in` of conv node y in place (values computed in the flush
+// laid out contiguously), or could not read it stored either (weight rows of K not a multiple of
+// 16 bytes): a weight or input that they could read stored is stored for them.
 bool conv_tile_reads(const ir::Graph& g, const std::vector<char>& stored, ir::ValueId y,
                      ir::ValueId in);
 // The tile's kernel: one workgroup per block of the per-group product, the fused epilogue from

@@ -50,7 +50,7 @@ ConvBlock block_of(const std::string& config) {
 std::vector<std::string> candidates(const ConvShape& s, ConvBlock heuristic) {
   std::vector<std::string> out;
   for (int t = 1; s.mma && t <= kConvMmaTileCount; ++t) {
-    if (t == kConvSimtTile) continue;  // exact f32's, never a tensor-core candidate
+    if (t >= kConvSimtTile) continue;  // exact f32's, never tensor-core candidates
     if (kConvMmaTiles[t - 1].block_n() / 2 < s.N || t == heuristic.mma)
       out.push_back(config_of({1, 1, t}));
   }

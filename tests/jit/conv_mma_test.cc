@@ -87,9 +87,10 @@ TEST(ConvMma, TrainingStepMatchesCpu) {
   EXPECT_GE(n, 2) << "the forward and the input gradient";
 }
 
-// Exact f32 (no TF32) runs the SIMT tile (conv_simt.cuh): the same convolutions and a training
-// step against the CPU at f32 tolerances, with the tile and without it (EMBER_CONV_MMA=0, the
-// generated SIMT kernel), which must agree as closely.
+// Exact f32 (no TF32) runs the SIMT tiles (conv_simt.cuh): the same convolutions and a training
+// step against the CPU at f32 tolerances, with the tiles as chosen, without them
+// (EMBER_CONV_MMA=0, the generated SIMT kernel) and with the split-k tile forced (11: K = 216
+// and 144 are 14 and 9 k-tiles over four groups, some with one k-tile fewer).
 TEST(ConvSimtTile, ExactF32MatchesCpu) {
   EMBER_REQUIRE_TENSOR_CORES();
   auto program = [](const Device& dev) -> std::vector<RawTensor> {
@@ -109,7 +110,7 @@ TEST(ConvSimtTile, ExactF32MatchesCpu) {
     return {same.raw(), grouped.raw(), one.raw(), loss.raw(), x.grad(grads).value().raw(),
             w.grad(grads).value().raw()};
   };
-  for (const char* mode : {"-1", "0"}) {
+  for (const char* mode : {"-1", "0", "11"}) {
     SCOPED_TRACE(mode);
     setenv("EMBER_CONV_MMA", mode, 1);
     testing::expect_same(program, testing::gpu_device(), 1e-4, 1e-4);
