@@ -108,17 +108,18 @@ std::string tensor_core_call(const MmaShape& m, const std::string& a, const std:
   if (m.conv) {  // args: ConvTileArgs' fields, then the block's first row and column
     const size_t fields = args.size() - 2;
     std::vector<std::string> init(args.begin(), args.begin() + static_cast<long>(fields));
-    const std::string ca = absl::StrCat("{ const ConvTileArgs ca_{", absl::StrJoin(init, ", "), "}; ");
+    const std::string ca =
+        absl::StrCat("{ const ConvTileArgs ca_{", absl::StrJoin(init, ", "), "}; ");
     if (m.kind == MmaShape::F32Simt) {
       // conv_simt.cuh: groups of 2 BM threads split the k-tiles.
       return absl::StrCat(ca, "conv_simt_tile<", m.block_m(), ", ", m.threads() / (2 * m.block_m()),
-                          ", ", m.stages, ">(", a, ", ", b, ", ca_, ", args[fields],
-                          ", ", args[fields + 1], ", ", acc, "); }");
+                          ", ", m.stages, ">(", a, ", ", b, ", ca_, ", args[fields], ", ",
+                          args[fields + 1], ", ", acc, "); }");
     }
-    return absl::StrCat(ca, "conv_mma_tile<",
-                        static_cast<int>(m.kind), ", ", m.warps_m, ", ", m.warps_n, ", ", m.frags_m,
-                        ", ", m.frags_n, ", ", m.stages, ", ", m.row_bytes, ">(", a, ", ", b, ", ca_, ",
-                        args[fields], ", ", args[fields + 1], ", ", acc, "); }");
+    return absl::StrCat(ca, "conv_mma_tile<", static_cast<int>(m.kind), ", ", m.warps_m, ", ",
+                        m.warps_n, ", ", m.frags_m, ", ", m.frags_n, ", ", m.stages, ", ",
+                        m.row_bytes, ">(", a, ", ", b, ", ca_, ", args[fields], ", ",
+                        args[fields + 1], ", ", acc, "); }");
   }
   if (m.swap) {  // TF32 with an N-major B (wgmma_tf32.cuh); the accumulators hold C^T
     return absl::StrCat("wgmma_tf32_nmajor_tile<", m.warps_m, ", ", m.block_n(), ", ", m.stages,

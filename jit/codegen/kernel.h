@@ -143,9 +143,9 @@ struct MmaShape : MmaTile {
   }
   int pack() const {
     const uint32_t bits = kind | a_kmajor << 2 | b_kmajor << 3 | warps_m << 4 | warps_n << 8 |
-                          frags_m << 12 | frags_n << 16 | stages << 22 |
-                          (row_bytes == 128) << 26 | wgmma << 27 | tma << 28 | swap << 29 |
-                          cluster << 30 | uint32_t{conv} << 31;
+                          frags_m << 12 | frags_n << 16 | stages << 22 | (row_bytes == 128) << 26 |
+                          wgmma << 27 | tma << 28 | swap << 29 | cluster << 30 |
+                          uint32_t{conv} << 31;
     return static_cast<int>(bits);
   }
   static MmaShape unpack(int packed) {

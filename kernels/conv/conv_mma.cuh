@@ -1,7 +1,7 @@
 // Implicit-GEMM convolution on the mma.sync tile (sm_80 and later; after mma_sync.cuh, whose
 // fragment loads, copies and mma instructions it uses, and conv_gather.cuh). Per group,
-// C[m][j] = sum_k A[m][k] B[k][j] with m = (sample, output row, output column), k = (input channel, kernel row, kernel column),
-// j = output channel:
+// C[m][j] = sum_k A[m][k] B[k][j] with m = (sample, output row, output column), k = (input channel,
+// kernel row, kernel column), j = output channel:
 //   A[m][k] = x[n, c, oh * sh - ph + kh * dh, ow * sw - pw + kw * dw] (0 outside the input),
 //   B[k][j] = w[j, k] (each output channel's weights one contiguous row of K).
 // The input is read through its strides (any layout; NCHW in practice), so A cannot arrive by
@@ -35,9 +35,9 @@ __device__ __forceinline__ void conv_mma_tile(const void* X, const void* Wt, con
   const ConvPixel<ES, KPT> pixel(X, p, m0 + ml);
   const char* wb = reinterpret_cast<const char*>(Wt) + uint64_t(p.w_off) * ES;
   __syncthreads();
-  auto gather = [&](uint k0, E (&v)[KPT]) { pixel.gather(table, k0 + kg * KPT, p, v); };
+  auto gather = [&](uint k0, E(&v)[KPT]) { pixel.gather(table, k0 + kg * KPT, p, v); };
   // The run is KPT / CE whole 16-byte chunks of the pixel's K-major row: one vector store each.
-  auto put = [&](uint stage, const E (&v)[KPT]) {
+  auto put = [&](uint stage, const E(&v)[KPT]) {
     unsigned char* a = smem + stage * STAGE;
     constexpr int CE = 16 / ES;
 #pragma unroll
@@ -66,7 +66,7 @@ __device__ __forceinline__ void conv_mma_tile(const void* X, const void* Wt, con
     for (int step = 0; step < STEPS; ++step) {
       uint af[MI][4], bf[NI][2];
       mma_frags<KIND, true, true, BM, BN, MI, NI, RB>(sa, sa + A_BYTES, g, step * KS, wm, wn, af,
-                                                       bf);
+                                                      bf);
 #pragma unroll
       for (int mi = 0; mi < MI; ++mi)
 #pragma unroll
@@ -108,7 +108,7 @@ __device__ __forceinline__ void conv_mma_tile(const void* X, const void* Wt, con
   cp_async_commit();
   cp_async_wait<1>();
   __syncthreads();
-  auto iterate = [&](uint kt, E (&in_flight)[KPT], E (&spare)[KPT]) {
+  auto iterate = [&](uint kt, E(&in_flight)[KPT], E(&spare)[KPT]) {
     // Stage (kt + 2) % 3 was read in k-tile kt - 1 and stage (kt + 1) % 3 in kt - 2, both before
     // a closing barrier.
     if (kt + 2 < KT) {

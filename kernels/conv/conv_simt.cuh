@@ -11,9 +11,8 @@
 // group order through shared memory: the same result every run. For products with few blocks
 // and long reductions (a weight gradient), it puts KSPLIT times the warps on each block.
 template <int BM, int KSPLIT, int STAGES>
-__device__ __forceinline__ void conv_simt_tile(const void* X, const void* Wt,
-                                               const ConvTileArgs& p, uint m0, uint n0,
-                                               float* acc) {
+__device__ __forceinline__ void conv_simt_tile(const void* X, const void* Wt, const ConvTileArgs& p,
+                                               uint m0, uint n0, float* acc) {
   constexpr int BN = 64, BK = 16, LD = BK + 4, GT = 2 * BM, KPT = 8;
   constexpr int RI = BM / 16, CJ = BN / (GT / 16), NACC = RI * CJ, THREADS = KSPLIT * GT;
   static_assert(STAGES == 2, "the gather runs one k-tile ahead");
@@ -50,8 +49,8 @@ __device__ __forceinline__ void conv_simt_tile(const void* X, const void* Wt,
     for (uint q = gt; q < BN * BK / 4; q += GT) {
       const uint j = q / 4u, k = k0 + q % 4u * 4u;
       const bool in = n0 + j < p.N && k < p.K;
-      cp_async16(smem_u32(&st[s][BM + j][q % 4u * 4u]), in ? wb + uint64_t(n0 + j) * p.w_ld + k : wb,
-                 in ? min(16u, (p.K - k) * 4u) : 0u);
+      cp_async16(smem_u32(&st[s][BM + j][q % 4u * 4u]),
+                 in ? wb + uint64_t(n0 + j) * p.w_ld + k : wb, in ? min(16u, (p.K - k) * 4u) : 0u);
     }
   };
   auto multiply = [&](uint s) {

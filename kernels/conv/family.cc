@@ -1,7 +1,6 @@
 #include "kernels/conv/family.h"
 
 #include <algorithm>
-
 #include <cstdlib>
 #include <stdexcept>
 

@@ -102,8 +102,9 @@ std::optional<ConvTile> conv_tile(const ir::Graph& g, const std::vector<char>& s
   const Shape &xs = g.type(x).shape, &ws = g.type(w).shape;
   std::optional<int64_t> ld = weight_rows(ws, *wv, t.shape.element_bytes());
   const int64_t K = ws.numel() / std::max<int64_t>(ws[0], 1);
-  if (!ld || !offsets_fit(xs, *xv, t.shape.element_bytes()) || !offsets_fit(ws, *wv) || !fits_u32(n.type.shape.numel()) ||
-      !shifts_fit(n, xs, ws) || k_table_bytes(t.shape, K) > kMaxKTableBytes) {
+  if (!ld || !offsets_fit(xs, *xv, t.shape.element_bytes()) || !offsets_fit(ws, *wv) ||
+      !fits_u32(n.type.shape.numel()) || !shifts_fit(n, xs, ws) ||
+      k_table_bytes(t.shape, K) > kMaxKTableBytes) {
     return std::nullopt;
   }
   t.x = std::move(*xv);
@@ -165,8 +166,8 @@ void lower_conv_tile(const ir::Graph& g, Emitter& e, const KernelPlan& kp, const
   // ConvTileArgs in order (kernels/conv/conv_mma.cuh); a 1-d convolution is a 2-d one of one
   // row.
   auto param = [&](const char* key, int64_t v) { return e.param_u(key, static_cast<uint32_t>(v)); };
-  const int x_off = add(param("x:off", t.x.offset),
-                        mul(group, param("x:group", cg * t.x.strides[1])));
+  const int x_off =
+      add(param("x:off", t.x.offset), mul(group, param("x:group", cg * t.x.strides[1])));
   const int w_off = add(param("w:off", t.w.offset), mul(group, param("w:group", og * t.w_ld)));
   auto spatial = [&](const std::vector<int64_t>& v, int d, int64_t one) {
     return sr == 2 ? v[d] : d == 0 ? one : v[0];
@@ -212,7 +213,8 @@ void lower_conv_tile(const ir::Graph& g, Emitter& e, const KernelPlan& kp, const
   tile.buffer2 = e.binding(t.w.stored, false);
   tile.args = std::move(args);
   e.desc().body.push_back(tile);
-  e.desc().dynamic_shared_bytes = static_cast<uint32_t>(stage_bytes(shape) + k_table_bytes(shape, K));
+  e.desc().dynamic_shared_bytes =
+      static_cast<uint32_t>(stage_bytes(shape) + k_table_bytes(shape, K));
   e.desc().workgroup_size = static_cast<uint32_t>(shape.threads());
   // Accumulator (mi, ni, c) of a thread: row g + 8 (c / 2) and column 2 t + c % 2 of fragment
   // (mi, ni) of its warp's tile (the mma.sync C layout).
@@ -220,7 +222,8 @@ void lower_conv_tile(const ir::Graph& g, Emitter& e, const KernelPlan& kp, const
   const int lane = e.bin(BinaryFn::BitAnd, lid, u(31)), warp = div(lid, u(32));
   const int wm = mul(div(warp, u(shape.warps_n)), u(shape.frags_m * 16));
   const int wn = mul(rem(warp, u(shape.warps_n)), u(shape.frags_n * 8));
-  const int row0 = add(m0, add(wm, div(lane, u(4)))), col0 = add(n0, add(wn, mul(rem(lane, u(4)), u(2))));
+  const int row0 = add(m0, add(wm, div(lane, u(4)))),
+            col0 = add(n0, add(wn, mul(rem(lane, u(4)), u(2))));
   const CType acc_t = compute_type(node.type.dtype);
   if (simt) {
     // Accumulator CJ i + j: row tr + 16 i, column CJ tc + j (tr = thread % 16, tc = thread / 16)

@@ -62,9 +62,9 @@ bool conv_tile_reads(const ir::Graph& g, const std::vector<char>& stored, ir::Va
 // the accumulators.
 void lower_conv_tile(const ir::Graph& g, Emitter& e, const KernelPlan& kp, const ConvTile& t,
                      KernelGeometry& out);
-// The tensor-core tile for an M x N x K product with `groups` groups: 64 x 64 up to 64 output channels per
-// group (H200, conv2d_resnet bf16: 0.142 ms against 0.172 for 128 x 64, session 25), 128 x 128
-// above unless that would leave a large GPU's SMs idle.
+// The tensor-core tile for an M x N x K product with `groups` groups: 64 x 64 up to 64 output
+// channels per group (H200, conv2d_resnet bf16: 0.142 ms against 0.172 for 128 x 64, session 25),
+// 128 x 128 above unless that would leave a large GPU's SMs idle.
 int conv_tile_heuristic(int64_t groups, int64_t M, int64_t N);
 
 }  // namespace ember::jit

@@ -80,11 +80,11 @@ bool conv_tuning_allowed() {
 }  // namespace
 
 autotune::TuneKey conv_tune_key(const ConvShape& s, const runtime::Backend& backend) {
-  return {"conv",
-          backend.fingerprint(),
-          {s.M, s.N, s.K},
-          {dtype_name(s.dtype), absl::StrCat("g", autotune::anchor(s.groups)),
-           s.mma ? "mma" : "simt"}};
+  return {
+      "conv",
+      backend.fingerprint(),
+      {s.M, s.N, s.K},
+      {dtype_name(s.dtype), absl::StrCat("g", autotune::anchor(s.groups)), s.mma ? "mma" : "simt"}};
 }
 
 ConvChoice choose_conv_block(const ConvShape& s, ConvBlock heuristic,

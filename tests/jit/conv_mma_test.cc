@@ -107,7 +107,11 @@ TEST(ConvSimtTile, ExactF32MatchesCpu) {
     auto one = module::conv1d(x1, w1, std::nullopt, {{3}, {2}});
     auto loss = (same * same).mean();
     Gradients grads = loss.backward();
-    return {same.raw(), grouped.raw(), one.raw(), loss.raw(), x.grad(grads).value().raw(),
+    return {same.raw(),
+            grouped.raw(),
+            one.raw(),
+            loss.raw(),
+            x.grad(grads).value().raw(),
             w.grad(grads).value().raw()};
   };
   for (const char* mode : {"-1", "0", "11"}) {

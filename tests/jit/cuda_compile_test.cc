@@ -13,8 +13,8 @@
 #include "kernels/conv/family.h"
 #include "kernels/conv/tensor_core.h"
 #include "kernels/matmul/family.h"
-#include "kernels/matmul/precision.h"
 #include "kernels/matmul/operands.h"
+#include "kernels/matmul/precision.h"
 #include "runtime/cuda/nvrtc.h"
 #include "tests/jit/gpu_util.h"
 
@@ -508,10 +508,10 @@ TEST(CudaCompile, UnalignedMatmulRowsFallBackToSimt) {
 }
 
 // The conv family's tiles (kernels/conv/conv_mma.cuh, conv_simt.cuh): every tensor-core tile in
-// f16, bf16 and TF32 and the exact f32 tile, a 2-d convolution with padding, stride and dilation and a fused bias and max, a
-// grouped one and a 1-d one, lowered as the freeze stage does when the tile is admitted, and
-// compiled for Hopper. A weight whose rows are not 16-byte aligned (K = 27 bf16) is not
-// admitted.
+// f16, bf16 and TF32 and the exact f32 tile, a 2-d convolution with padding, stride and dilation
+// and a fused bias and max, a grouped one and a 1-d one, lowered as the freeze stage does when the
+// tile is admitted, and compiled for Hopper. A weight whose rows are not 16-byte aligned (K = 27
+// bf16) is not admitted.
 TEST(CudaCompile, ConvTilesCompileWithNvrtc) {
   EMBER_SKIP_UNLESS(runtime::cuda::nvrtc_version() != "none", "NVRTC unavailable");
   const bool tf32 = allow_tf32();
