@@ -194,41 +194,40 @@ class ConvFamily final : public AnchoredFamily {
   bool rereads_operands() const override { return true; }
   // The tiles read strided views only, the weight as contiguous rows: an operand that is not
   // one (a transposed convolution's flipped weight, an input padded or masked by the backward
-  // pass) is stored for them. H200, conv_block_train: the input gradient's convolution read
-  // pad(dy) * mask on the SIMT template in 0.332 ms, the forwards on the f32 tile took 0.25-0.26.
+  // pass) is stored for them where their shape suits a tile. H200, conv_block_train: the input
+  // gradient's convolution read pad(dy) * mask on the SIMT template in 0.332 ms, stored on the
+  // f32 tile in 0.282 (session 25, calls 8 and 9).
   bool stores_operand(const ir::Graph& g, ValueId v, ValueId in,
                       const std::vector<char>& stored) const override {
-    return conv_tile_dtype_fits(g, v) && !conv_tile_reads(g, stored, v, in);
+    // Not for the SIMT baseline (EMBER_CONV_MMA=0, EMBER_MMA=0). The planner does not know the
+    // backend: on Vulkan and CUDA before sm_80 such an operand is stored without use.
+    return forced_conv_mma() != 0 && tensor_cores_enabled() && conv_tile_dtype_fits(g, v) &&
+           !conv_tile_reads(g, stored, v, in);
   }
-  // The tensor-core tile where its operands admit it, else the SIMT block: a stored winner,
+  // A tile where the operands and the device admit it, else the SIMT block: a stored winner,
   // else the heuristic (tuned when autotuning is on), frozen before lowering.
   VariantChoice choose(const VariantContext& c, const KernelPlan& kp) const override {
     ConvShape s = conv_gemm(c.g, kp.anchor);
     if (s.N < kDirectBelow) return {kDirect, {}};
-    const bool simt_tile = conv_tile_is_simt(c.g, kp.anchor);
-    const int heuristic_tile = simt_tile ? kConvSimtTile : conv_tile_heuristic(s.groups, s.M, s.N);
+    const int64_t max_shared = max_dynamic_shared(c.backend);
     auto admitted = [&](int tile) {
-      return conv_tile(c.g, c.plan.stored, c.layout, kp.anchor, tile).has_value();
+      return conv_tile(c.g, c.plan.stored, c.layout, kp.anchor, tile, max_shared).has_value();
     };
-    if (tile_allowed(c, kp) && admitted(heuristic_tile)) {
+    if (tile_allowed(c, kp)) {
       const int forced = forced_conv_mma();
       if (forced > 0 && admitted(forced)) return {kMmaVariant | static_cast<Variant>(forced), {}};
-      // Exact f32: nothing to tune. The 128 x 64 tile takes problems of at least two of its
-      // tiles per SM of a large GPU. With fewer (a weight gradient: 32 groups of 576 x 64
-      // outputs, 160 tiles: 0.494 ms each in conv_block_train on an H200, session 25 call 5, the
-      // SIMT blocks 0.458) its long k loops leave SMs idle: long reductions take the 64 x 64
-      // tile whose four thread groups split the k-tiles, short ones the SIMT blocks.
-      if (simt_tile) {
-        const int64_t tiles = s.groups * ((s.M + 127) / 128) * ((s.N + 63) / 64);
-        if (tiles >= 264) return {kMmaVariant | static_cast<Variant>(kConvSimtTile), {}};
-        if (s.K >= 1024 && admitted(kConvSimtSplitTile))
-          return {kMmaVariant | static_cast<Variant>(kConvSimtSplitTile), {}};
-        ConvChoice cc = choose_conv_block(s, block_of(conv_block(s)), c.backend);
+      if (conv_tile_is_simt(c.g, kp.anchor)) {
+        // Exact f32: nothing to tune (conv_simt_tile_for says which tile, if any).
+        const int tile = conv_simt_tile_for(c.g, c.g.node(kp.anchor));
+        if (tile > 0 && admitted(tile)) return {kMmaVariant | static_cast<Variant>(tile), {}};
+      } else if (const int heuristic = conv_tile_heuristic(s.groups, s.M, s.N);
+                 admitted(heuristic)) {
+        s.mma = true;
+        ConvChoice cc = choose_conv_block(s, {1, 1, heuristic}, c.backend);
+        // A stored winner this device or these operands do not admit: the heuristic tile.
+        if (cc.block.mma > 0 && !admitted(cc.block.mma)) cc.block = {1, 1, heuristic};
         return {variant_of(cc.block), std::move(cc.tune_key)};
       }
-      s.mma = true;
-      ConvChoice cc = choose_conv_block(s, {1, 1, heuristic_tile}, c.backend);
-      return {variant_of(cc.block), std::move(cc.tune_key)};
     }
     ConvChoice cc = choose_conv_block(s, block_of(conv_block(s)), c.backend);
     return {variant_of(cc.block), std::move(cc.tune_key)};
@@ -269,7 +268,8 @@ class ConvFamily final : public AnchoredFamily {
       lower_conv_direct(g, e, kp, out);
     } else if (kp.variant & kMmaVariant) {
       const int tile = static_cast<int>(kp.variant & 0xff);
-      std::optional<ConvTile> t = conv_tile(g, plan.stored, layout, kp.anchor, tile);
+      // choose() checked the tile against the device's shared memory.
+      std::optional<ConvTile> t = conv_tile(g, plan.stored, layout, kp.anchor, tile, INT64_MAX);
       // choose() admitted the tile for these operands: not suiting them now is a bug.
       if (!t) {
         throw std::logic_error(absl::StrCat("conv %", kp.anchor, ": tile ", tile,

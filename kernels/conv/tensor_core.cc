@@ -70,6 +70,25 @@ bool offsets_fit(const Shape& s, const StridedOperand& v, int64_t element_bytes 
   return fits_u32(v.offset) && fits_u32(last * element_bytes);
 }
 
+// The k table's byte offsets run from a pixel's top-left tap to its farthest one: a group's
+// channels and the kernel's reach, which padding can put past the input's last element.
+bool reach_fits(const ir::Node& n, const Shape& ws, const StridedOperand& x, int64_t es) {
+  const auto& a = n.get<ir::ConvAttrs>();
+  int64_t reach = (ws[1] - 1) * x.strides[1];
+  for (int d = 0; d + 2 < ws.rank(); ++d)
+    reach += (ws[d + 2] - 1) * a.dilation[d] * x.strides[d + 2];
+  return fits_u32(reach * es);
+}
+
+// Whether convolution n's shape suits the tiles at all, whatever its operands' layout: the k
+// table's size and shifts, and (exact f32) a problem the f32 tiles take (choose_conv_simt_tile).
+bool shape_fits(const ir::Graph& g, const ir::Node& n) {
+  const Shape &xs = g.type(n.inputs[0]).shape, &ws = g.type(n.inputs[1]).shape;
+  const int64_t K = ws.numel() / std::max<int64_t>(ws[0], 1);
+  return shifts_fit(n, xs, ws) && K * 8 <= kMaxKTableBytes &&
+         (tile_kind(n.type.dtype) != MmaShape::F32Simt || conv_simt_tile_for(g, n) > 0);
+}
+
 }  // namespace
 
 bool conv_tile_dtype_fits(const ir::Graph& g, ValueId y) {
@@ -82,8 +101,22 @@ bool conv_tile_dtype_fits(const ir::Graph& g, ValueId y) {
          g.type(n.inputs[0]).dtype == n.type.dtype && g.type(n.inputs[1]).dtype == n.type.dtype;
 }
 
+int64_t max_dynamic_shared(const runtime::Backend& backend) {
+  const std::string arch = backend.target();
+  // sm_80/sm_87 (A100, Orin) opt in to 163 KiB, sm_90 (H100, H200) and sm_100 to 227 KiB; the
+  // others (sm_86, sm_89, sm_120: consumer and workstation parts) to 99 KiB.
+  if (arch.rfind("sm_90", 0) == 0 || arch.rfind("sm_100", 0) == 0) return 227 * 1024;
+  if (arch.rfind("sm_80", 0) == 0 || arch.rfind("sm_87", 0) == 0) return 163 * 1024;
+  return 99 * 1024;
+}
+
+int64_t conv_tile_shared_bytes(const ConvTile& t, int64_t K) {
+  return stage_bytes(t.shape) + k_table_bytes(t.shape, K);
+}
+
 std::optional<ConvTile> conv_tile(const ir::Graph& g, const std::vector<char>& stored,
-                                  const Emitter::LayoutFn& layout, ValueId y, int tile) {
+                                  const Emitter::LayoutFn& layout, ValueId y, int tile,
+                                  int64_t max_shared) {
   if (tile < 1 || tile > kConvMmaTileCount || !conv_tile_dtype_fits(g, y) ||
       (tile >= kConvSimtTile) != conv_tile_is_simt(g, y)) {
     return std::nullopt;
@@ -102,11 +135,13 @@ std::optional<ConvTile> conv_tile(const ir::Graph& g, const std::vector<char>& s
   const Shape &xs = g.type(x).shape, &ws = g.type(w).shape;
   std::optional<int64_t> ld = weight_rows(ws, *wv, t.shape.element_bytes());
   const int64_t K = ws.numel() / std::max<int64_t>(ws[0], 1);
-  if (!ld || !offsets_fit(xs, *xv, t.shape.element_bytes()) || !offsets_fit(ws, *wv) ||
+  const int64_t es = t.shape.element_bytes();
+  if (!ld || !offsets_fit(xs, *xv, es) || !reach_fits(n, ws, *xv, es) || !offsets_fit(ws, *wv) ||
       !fits_u32(n.type.shape.numel()) || !shifts_fit(n, xs, ws) ||
       k_table_bytes(t.shape, K) > kMaxKTableBytes) {
     return std::nullopt;
   }
+  if (stage_bytes(t.shape) + k_table_bytes(t.shape, K) > max_shared) return std::nullopt;
   t.x = std::move(*xv);
   t.w = std::move(*wv);
   t.w_ld = *ld;
@@ -121,12 +156,24 @@ bool conv_tile_reads(const ir::Graph& g, const std::vector<char>& stored, ValueI
   const ir::Node& n = g.node(y);
   const int es = n.type.dtype == DType::F32 ? 4 : 2;
   const Shape& ws = g.type(n.inputs[1]).shape;
-  // Weight rows of K not a multiple of 16 bytes are never admitted: storing cannot help.
-  if ((ws.numel() / std::max<int64_t>(ws[0], 1)) * es % 16 != 0) return true;
+  // Weight rows of K not a multiple of 16 bytes are never admitted, nor shapes the tiles do not
+  // take: storing cannot help.
+  if ((ws.numel() / std::max<int64_t>(ws[0], 1)) * es % 16 != 0 || !shape_fits(g, n)) return true;
   std::optional<StridedOperand> v = strided_view(g, stored, in);
   if (!v) return false;
   if (in != n.inputs[1]) return true;
   return weight_rows(g.type(in).shape, *v, es).has_value();
+}
+
+int conv_simt_tile_for(const ir::Graph& g, const ir::Node& n) {
+  const Shape &ws = g.type(n.inputs[1]).shape, &ys = n.type.shape;
+  const int64_t groups = n.get<ir::ConvAttrs>().groups, N = ws[0] / groups;
+  const int64_t K = ws.numel() / std::max<int64_t>(ws[0], 1);
+  int64_t M = ys[0];
+  for (int d = 2; d < ys.rank(); ++d) M *= ys[d];
+  const int64_t tiles = groups * ((M + 127) / 128) * ((N + 63) / 64);
+  if (tiles >= 264) return kConvSimtTile;
+  return K >= 1024 ? kConvSimtSplitTile : 0;
 }
 
 int conv_tile_heuristic(int64_t groups, int64_t M, int64_t N) {

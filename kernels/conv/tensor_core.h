@@ -13,6 +13,7 @@
 #include "kernels/conv/output.h"
 #include "kernels/family.h"
 #include "kernels/matmul/operands.h"
+#include "runtime/backend.h"
 
 namespace ember::jit {
 
@@ -50,9 +51,19 @@ bool conv_tile_dtype_fits(const ir::Graph& g, ir::ValueId y);
 // Whether conv node y runs the exact f32 tiles (from kConvSimtTile on) rather than the
 // tensor-core ones.
 bool conv_tile_is_simt(const ir::Graph& g, ir::ValueId y);
-// The tile `tile` (1-based) for conv node y, or nullopt when its operands do not suit it.
+// The tile `tile` (1-based) for conv node y, or nullopt when its operands do not suit it or it
+// needs more than `max_shared` bytes of shared memory (its stages and k table).
 std::optional<ConvTile> conv_tile(const ir::Graph& g, const std::vector<char>& stored,
-                                  const Emitter::LayoutFn& layout, ir::ValueId y, int tile);
+                                  const Emitter::LayoutFn& layout, ir::ValueId y, int tile,
+                                  int64_t max_shared);
+// The most dynamic shared memory a workgroup may opt in to on `backend` (by its target).
+int64_t max_dynamic_shared(const runtime::Backend& backend);
+// The exact f32 tile for conv node n: the 128 x 64 tile for problems of at least 264 of its
+// tiles (two per SM of a large GPU); below that, the split-k 64 x 64 tile for reductions of at
+// least 1024; else 0 (the SIMT template). H200, conv_block_train's weight gradients (32 groups of
+// 576 x 64 outputs, K = 3136, 160 blocks of 128 x 64): 0.494 ms each on the 128 x 64 tile, 0.458
+// on the SIMT template, 0.326 on the split-k tile (session 25, calls 5, 6 and 8).
+int conv_simt_tile_for(const ir::Graph& g, const ir::Node& n);
 // Whether the tiles read operand `in` of conv node y in place (values computed in the flush
 // laid out contiguously), or could not read it stored either (weight rows of K not a multiple of
 // 16 bytes): a weight or input that they could read stored is stored for them.

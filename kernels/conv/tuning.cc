@@ -26,7 +26,8 @@ ConvBlock block_of(const std::string& config) {
   ConvBlock none{0, 0};
   int tile = 0;
   if (config.rfind("mma=", 0) == 0) {
-    if (!absl::SimpleAtoi(config.substr(4), &tile) || tile < 1 || tile > kConvMmaTileCount)
+    // The exact f32 tiles are never tuned: a stored one is not this version's.
+    if (!absl::SimpleAtoi(config.substr(4), &tile) || tile < 1 || tile >= kConvSimtTile)
       return none;
     return {1, 1, tile};
   }

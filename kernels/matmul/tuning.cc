@@ -16,8 +16,13 @@ namespace ember::jit {
 bool has_tensor_cores(const runtime::Backend& backend) {
   if (backend.kind() != runtime::DeviceKind::Cuda) return false;
   const std::string arch = backend.target();
+  if (arch.rfind("sm_", 0) != 0) return false;
+  // Every digit after "sm_" (sm_100 and sm_120 are 100 and 120, not 10 and 12), a suffix ("a")
+  // aside.
+  size_t end = 3;
+  while (end < arch.size() && arch[end] >= '0' && arch[end] <= '9') ++end;
   int sm = 0;
-  return arch.rfind("sm_", 0) == 0 && absl::SimpleAtoi(arch.substr(3, 2), &sm) && sm >= 80;
+  return absl::SimpleAtoi(arch.substr(3, end - 3), &sm) && sm >= 80;
 }
 
 namespace {

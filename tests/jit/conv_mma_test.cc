@@ -67,7 +67,8 @@ TEST_P(ConvMmaTiles, PaddingStrideDilationGroupsAndOneDim) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Tiles, ConvMmaTiles, ::testing::Range(1, jit::kConvMmaTileCount + 1),
+// The tensor-core tiles (the last two are exact f32's: ConvSimtTile).
+INSTANTIATE_TEST_SUITE_P(Tiles, ConvMmaTiles, ::testing::Range(1, jit::kConvSimtTile),
                          [](const auto& info) { return "T" + std::to_string(info.param); });
 
 // A bf16 training step (forward and backward in one flush, the output still held): the forward
@@ -88,9 +89,9 @@ TEST(ConvMma, TrainingStepMatchesCpu) {
 }
 
 // Exact f32 (no TF32) runs the SIMT tiles (conv_simt.cuh): the same convolutions and a training
-// step against the CPU at f32 tolerances, with the tiles as chosen, without them
-// (EMBER_CONV_MMA=0, the generated SIMT kernel) and with the split-k tile forced (11: K = 216
-// and 144 are 14 and 9 k-tiles over four groups, some with one k-tile fewer).
+// step against the CPU at f32 tolerances, as chosen (these small problems take the SIMT
+// template), without the tiles (EMBER_CONV_MMA=0), and with each f32 tile forced: 10, and 11
+// (K = 216 and 144 are 14 and 9 k-tiles over four groups, some with one k-tile fewer).
 TEST(ConvSimtTile, ExactF32MatchesCpu) {
   EMBER_REQUIRE_TENSOR_CORES();
   auto program = [](const Device& dev) -> std::vector<RawTensor> {
@@ -114,7 +115,7 @@ TEST(ConvSimtTile, ExactF32MatchesCpu) {
             x.grad(grads).value().raw(),
             w.grad(grads).value().raw()};
   };
-  for (const char* mode : {"-1", "0", "11"}) {
+  for (const char* mode : {"-1", "0", "10", "11"}) {
     SCOPED_TRACE(mode);
     setenv("EMBER_CONV_MMA", mode, 1);
     testing::expect_same(program, testing::gpu_device(), 1e-4, 1e-4);

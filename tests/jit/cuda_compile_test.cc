@@ -525,7 +525,8 @@ TEST(CudaCompile, ConvTilesCompileWithNvrtc) {
     std::vector<LoweredKernel> out;
     for (int k = 0; k < static_cast<int>(plan.kernels.size()); ++k) {
       KernelPlan& kp = plan.kernels[k];
-      if (kp.family == &conv_family() && conv_tile(g, plan.stored, layout, kp.anchor, tile))
+      if (kp.family == &conv_family() &&
+          conv_tile(g, plan.stored, layout, kp.anchor, tile, 227 * 1024))
         kp.variant = kConvMmaVariant | static_cast<Variant>(tile);
       out.push_back(lower_kernel(g, plan, k, layout));
     }
@@ -582,7 +583,21 @@ TEST(CudaCompile, ConvTilesCompileWithNvrtc) {
   for (ValueId v = 0; v < g.size(); ++v)
     layouts.push_back(runtime::Array::contiguous(nullptr, g.type(v)));
   auto layout = [&](ValueId v) -> const runtime::Array& { return layouts[v]; };
-  EXPECT_FALSE(conv_tile(g, plan.stored, layout, y, 1).has_value());
+  EXPECT_FALSE(conv_tile(g, plan.stored, layout, y, 1, 227 * 1024).has_value());
+  // The split-k f32 tile's stages (80 KiB) and a K of 4608 (36 KiB of k table) exceed the 99 KiB
+  // of shared memory an sm_86 or sm_89 part allows: not admitted there, admitted on Hopper.
+  set_allow_tf32(false);
+  ir::Graph g2;
+  Builder b2(g2);
+  ValueId big = b2.conv(in(b2, DType::F32, {8, 512, 7, 7}), in(b2, DType::F32, {512, 512, 3, 3}),
+                        {{1, 1}, {1, 1}, {1, 1}, {1, 1}, 1});
+  Plan plan2 = make_plan(g2, {big}, true);
+  std::vector<runtime::Array> layouts2;
+  for (ValueId v = 0; v < g2.size(); ++v)
+    layouts2.push_back(runtime::Array::contiguous(nullptr, g2.type(v)));
+  auto layout2 = [&](ValueId v) -> const runtime::Array& { return layouts2[v]; };
+  EXPECT_FALSE(conv_tile(g2, plan2.stored, layout2, big, kConvSimtSplitTile, 99 * 1024));
+  EXPECT_TRUE(conv_tile(g2, plan2.stored, layout2, big, kConvSimtSplitTile, 227 * 1024));
   set_allow_tf32(tf32);
 }
 
