@@ -49,3 +49,16 @@ fixed_division_ab() {
   timeout 150 python3 bench/torch_reference.py \
     --only 'conv_block_train|mlp_train_step|transformer_block' 2>&1 | grep -E '^\{' | tail -8
 }
+
+# slowest_kernels FILTER KERNELS [VAR=VALUE...]: one run of the matching benchmark on cuda:0 with
+# EMBER_LOG=kernels (each kernel timed alone) under the given environment; prints the six slowest
+# of its last KERNELS launches (one step's), the log kept in $out.
+slowest_kernels() {
+  local log="$out/kernels_$(echo "${*:3}" | tr -c 'A-Za-z0-9_=-' _).txt"
+  echo "${*:3}: $1, the slowest kernels of one step"
+  env "${@:3}" EMBER_LOG=kernels EMBER_BENCH_GPU=1 EMBER_DEVICE=cuda timeout 120 \
+    $bin/ember_bench --benchmark_filter="$1" --benchmark_min_time=0.001 \
+    --benchmark_repetitions=1 > "$log" 2>&1
+  grep "ember kernel" "$log" | tail -"$2" |
+    sed -E 's/^ember kernel ([^:]*):.*workgroups, ([0-9.]+) ms.*/\2 ms \1/' | sort -rn | head -6
+}

@@ -7,13 +7,6 @@ source scripts/gpu-bench-lib.sh
 cuda_tests 'ConvSimt*:ConvMma*:ConvGpu*:Fuzz*' 200
 env_ab EMBER_CONV_MMA "-1 0 -1 0" \
   'BM_(conv2d_resnet_(f32|bf16|tf32)|conv2d_depthwise|conv_block_train)/fused:1' 150
-for v in -1 0; do
-  echo "EMBER_CONV_MMA=$v: conv_block_train's slowest kernels of one step"
-  EMBER_CONV_MMA=$v EMBER_LOG=kernels EMBER_BENCH_GPU=1 EMBER_DEVICE=cuda timeout 120 \
-    $bin/ember_bench --benchmark_filter='BM_conv_block_train/fused:1' \
-    --benchmark_min_time=0.001 --benchmark_repetitions=1 > "$out/conv_kernels_$v.txt" 2>&1
-  grep "ember kernel" "$out/conv_kernels_$v.txt" | tail -49 |
-    sed -E 's/^ember kernel ([^:]*):.*workgroups, ([0-9.]+) ms.*/\2 ms \1/' | sort -rn | head -6
-done
+for v in -1 0; do slowest_kernels 'BM_conv_block_train/fused:1' 50 EMBER_CONV_MMA=$v; done
 timeout 200 python3 bench/torch_reference.py --only 'conv2d_resnet_(f32|bf16|tf32)$|conv2d_depthwise|conv_block_train' 2>&1 |
   grep -E '^\{"name'

@@ -20,20 +20,6 @@ namespace {
 using ir::BinaryFn;
 using ir::ValueId;
 
-// The implicit GEMM of conv node y = conv(x, w) for group b:
-//   A[m][k] = x[n, b * Cg + c, o * stride - pad + q * dilation] (0 outside the input),
-//     m = (n, o...) over the batch and output pixels, k = (c, q...) over channels and offsets;
-//   B[k][j] = w[b * Og + j, c, q...];  y[n, b * Og + j, o...] = sum_k A[m][k] B[k][j].
-// (the problem as the tuner keys it, kernels/conv/tuning.h)
-ConvShape conv_gemm(const ir::Graph& g, ValueId y) {
-  const ValueId x = g.node(y).inputs[0], w = g.node(y).inputs[1];
-  const Shape &xs = g.type(x).shape, &ws = g.type(w).shape, &ys = g.type(y).shape;
-  const int64_t groups = g.node(y).get<ir::ConvAttrs>().groups;
-  int64_t out_pixels = 1, taps = 1;
-  for (int d = 2; d < xs.rank(); ++d) out_pixels *= ys[d], taps *= ws[d];
-  return {groups, xs[0] * out_pixels, ws[0] / groups, ws[1] * taps, g.type(y).dtype};
-}
-
 // Variants: the SIMT GEMM's blocks (RM | RN << 8), the direct loop, or tensor-core tile T
 // (kConvMmaVariant | T).
 constexpr Variant kDirect = 255;
@@ -218,7 +204,7 @@ class ConvFamily final : public AnchoredFamily {
       if (forced > 0 && admitted(forced)) return {kMmaVariant | static_cast<Variant>(forced), {}};
       if (conv_tile_is_simt(c.g, kp.anchor)) {
         // Exact f32: nothing to tune (conv_simt_tile_for says which tile, if any).
-        const int tile = conv_simt_tile_for(c.g, c.g.node(kp.anchor));
+        const int tile = conv_simt_tile_for(s);
         if (tile > 0 && admitted(tile)) return {kMmaVariant | static_cast<Variant>(tile), {}};
       } else if (const int heuristic = conv_tile_heuristic(s.groups, s.M, s.N);
                  admitted(heuristic)) {

@@ -82,11 +82,12 @@ bool reach_fits(const ir::Node& n, const Shape& ws, const StridedOperand& x, int
 
 // Whether convolution n's shape suits the tiles at all, whatever its operands' layout: the k
 // table's size and shifts, and (exact f32) a problem the f32 tiles take (choose_conv_simt_tile).
-bool shape_fits(const ir::Graph& g, const ir::Node& n) {
+bool shape_fits(const ir::Graph& g, ValueId y) {
+  const ir::Node& n = g.node(y);
   const Shape &xs = g.type(n.inputs[0]).shape, &ws = g.type(n.inputs[1]).shape;
   const int64_t K = ws.numel() / std::max<int64_t>(ws[0], 1);
   return shifts_fit(n, xs, ws) && K * 8 <= kMaxKTableBytes &&
-         (tile_kind(n.type.dtype) != MmaShape::F32Simt || conv_simt_tile_for(g, n) > 0);
+         (tile_kind(n.type.dtype) != MmaShape::F32Simt || conv_simt_tile_for(conv_gemm(g, y)) > 0);
 }
 
 }  // namespace
@@ -158,22 +159,17 @@ bool conv_tile_reads(const ir::Graph& g, const std::vector<char>& stored, ValueI
   const Shape& ws = g.type(n.inputs[1]).shape;
   // Weight rows of K not a multiple of 16 bytes are never admitted, nor shapes the tiles do not
   // take: storing cannot help.
-  if ((ws.numel() / std::max<int64_t>(ws[0], 1)) * es % 16 != 0 || !shape_fits(g, n)) return true;
+  if ((ws.numel() / std::max<int64_t>(ws[0], 1)) * es % 16 != 0 || !shape_fits(g, y)) return true;
   std::optional<StridedOperand> v = strided_view(g, stored, in);
   if (!v) return false;
   if (in != n.inputs[1]) return true;
   return weight_rows(g.type(in).shape, *v, es).has_value();
 }
 
-int conv_simt_tile_for(const ir::Graph& g, const ir::Node& n) {
-  const Shape &ws = g.type(n.inputs[1]).shape, &ys = n.type.shape;
-  const int64_t groups = n.get<ir::ConvAttrs>().groups, N = ws[0] / groups;
-  const int64_t K = ws.numel() / std::max<int64_t>(ws[0], 1);
-  int64_t M = ys[0];
-  for (int d = 2; d < ys.rank(); ++d) M *= ys[d];
-  const int64_t tiles = groups * ((M + 127) / 128) * ((N + 63) / 64);
+int conv_simt_tile_for(const ConvShape& s) {
+  const int64_t tiles = s.groups * ((s.M + 127) / 128) * ((s.N + 63) / 64);
   if (tiles >= 264) return kConvSimtTile;
-  return K >= 1024 ? kConvSimtSplitTile : 0;
+  return s.K >= 1024 ? kConvSimtSplitTile : 0;
 }
 
 int conv_tile_heuristic(int64_t groups, int64_t M, int64_t N) {
@@ -189,10 +185,8 @@ void lower_conv_tile(const ir::Graph& g, Emitter& e, const KernelPlan& kp, const
   const Shape &xs = g.type(node.inputs[0]).shape, &ws = g.type(node.inputs[1]).shape;
   const Shape& ys = kp.shape;
   const int sr = xs.rank() - 2;
-  const int64_t groups = a.groups, og = ws[0] / groups, cg = ws[1];
-  int64_t out_pixels = 1;
-  for (int d = 2; d < ys.rank(); ++d) out_pixels *= ys[d];
-  const int64_t M = xs[0] * out_pixels, N = og, K = ws.numel() / std::max<int64_t>(ws[0], 1);
+  const ConvShape gemm = conv_gemm(g, kp.anchor);
+  const int64_t groups = gemm.groups, M = gemm.M, N = gemm.N, K = gemm.K, cg = ws[1];
   const MmaShape& shape = t.shape;
   const int64_t BM = shape.block_m(), BN = shape.block_n();
   const int64_t tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
@@ -215,31 +209,30 @@ void lower_conv_tile(const ir::Graph& g, Emitter& e, const KernelPlan& kp, const
   auto param = [&](const char* key, int64_t v) { return e.param_u(key, static_cast<uint32_t>(v)); };
   const int x_off =
       add(param("x:off", t.x.offset), mul(group, param("x:group", cg * t.x.strides[1])));
-  const int w_off = add(param("w:off", t.w.offset), mul(group, param("w:group", og * t.w_ld)));
-  auto spatial = [&](const std::vector<int64_t>& v, int d, int64_t one) {
-    return sr == 2 ? v[d] : d == 0 ? one : v[0];
+  const int w_off = add(param("w:off", t.w.offset), mul(group, param("w:group", N * t.w_ld)));
+  // Spatial value d of `v` (dims 0.. of the convolution's spatial ones) as the tile's rows (r 0)
+  // or columns (r 1): a 1-d convolution has one row (`one`).
+  auto at = [&](const std::vector<int64_t>& v, size_t first, int r, int64_t one) {
+    return sr == 2 ? v[first + r] : r == 0 ? one : v[first];
   };
-  const Shape& wv = ws;
-  std::vector<int64_t> in{xs[2], sr == 2 ? xs[3] : 0}, outs{ys[2], sr == 2 ? ys[3] : 0},
-      kernel{wv[2], sr == 2 ? wv[3] : 0};
-  std::vector<int64_t> xst{t.x.strides[2], sr == 2 ? t.x.strides[3] : 0};
+  const std::vector<int64_t> xd = xs.vector(), yd = ys.vector(), wd = ws.vector();
   std::vector<int> args{x_off,
                         param("x:sn", t.x.strides[0]),
                         param("x:sc", t.x.strides[1]),
-                        param("x:sh", sr == 2 ? xst[0] : 0),
-                        param("x:sw", sr == 2 ? xst[1] : xst[0]),
-                        param("H", spatial(in, 0, 1)),
-                        param("W", spatial(in, 1, 1)),
-                        param("OH", spatial(outs, 0, 1)),
-                        param("OW", spatial(outs, 1, 1)),
-                        u(spatial(kernel, 0, 1)),
-                        u(spatial(kernel, 1, 1)),
-                        u(spatial(a.stride, 0, 1)),
-                        u(spatial(a.stride, 1, 1)),
-                        u(spatial(a.pad_before, 0, 0)),
-                        u(spatial(a.pad_before, 1, 0)),
-                        u(spatial(a.dilation, 0, 1)),
-                        u(spatial(a.dilation, 1, 1)),
+                        param("x:sh", at(t.x.strides, 2, 0, 0)),
+                        param("x:sw", at(t.x.strides, 2, 1, 0)),
+                        param("H", at(xd, 2, 0, 1)),
+                        param("W", at(xd, 2, 1, 1)),
+                        param("OH", at(yd, 2, 0, 1)),
+                        param("OW", at(yd, 2, 1, 1)),
+                        u(at(wd, 2, 0, 1)),
+                        u(at(wd, 2, 1, 1)),
+                        u(at(a.stride, 0, 0, 1)),
+                        u(at(a.stride, 0, 1, 1)),
+                        u(at(a.pad_before, 0, 0, 0)),
+                        u(at(a.pad_before, 0, 1, 0)),
+                        u(at(a.dilation, 0, 0, 1)),
+                        u(at(a.dilation, 0, 1, 1)),
                         w_off,
                         param("w:ld", t.w_ld),
                         param("M", M),

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "kernels/conv/output.h"
+#include "kernels/conv/tuning.h"
 #include "kernels/family.h"
 #include "kernels/matmul/operands.h"
 #include "runtime/backend.h"
@@ -63,7 +64,7 @@ int64_t max_dynamic_shared(const runtime::Backend& backend);
 // least 1024; else 0 (the SIMT template). H200, conv_block_train's weight gradients (32 groups of
 // 576 x 64 outputs, K = 3136, 160 blocks of 128 x 64): 0.494 ms each on the 128 x 64 tile, 0.458
 // on the SIMT template, 0.326 on the split-k tile (session 25, calls 5, 6 and 8).
-int conv_simt_tile_for(const ir::Graph& g, const ir::Node& n);
+int conv_simt_tile_for(const ConvShape& s);
 // Whether the tiles read operand `in` of conv node y in place (values computed in the flush
 // laid out contiguously), or could not read it stored either (weight rows of K not a multiple of
 // 16 bytes): a weight or input that they could read stored is stored for them.

@@ -80,6 +80,15 @@ bool conv_tuning_allowed() {
 
 }  // namespace
 
+ConvShape conv_gemm(const ir::Graph& g, ir::ValueId y) {
+  const ir::ValueId x = g.node(y).inputs[0], w = g.node(y).inputs[1];
+  const Shape &xs = g.type(x).shape, &ws = g.type(w).shape, &ys = g.type(y).shape;
+  const int64_t groups = g.node(y).get<ir::ConvAttrs>().groups;
+  int64_t out_pixels = 1, taps = 1;
+  for (int d = 2; d < xs.rank(); ++d) out_pixels *= ys[d], taps *= ws[d];
+  return {groups, xs[0] * out_pixels, ws[0] / groups, ws[1] * taps, g.type(y).dtype};
+}
+
 autotune::TuneKey conv_tune_key(const ConvShape& s, const runtime::Backend& backend) {
   return {
       "conv",

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "autotune/key.h"
+#include "ir/graph.h"
 #include "runtime/backend.h"
 
 namespace ember::jit {
@@ -28,6 +29,13 @@ struct ConvChoice {
   ConvBlock block;
   std::string tune_key;  // empty: nothing to tune
 };
+
+// The implicit GEMM of conv node y = conv(x, w) for group b:
+//   A[m][k] = x[n, b * Cg + c, o * stride - pad + q * dilation] (0 outside the input),
+//     m = (n, o...) over the batch and output pixels, k = (c, q...) over channels and offsets;
+//   B[k][j] = w[b * Og + j, c, q...];  y[n, b * Og + j, o...] = sum_k A[m][k] B[k][j].
+// (the problem as the tuner keys it)
+ConvShape conv_gemm(const ir::Graph& g, ir::ValueId y);
 
 autotune::TuneKey conv_tune_key(const ConvShape& s, const runtime::Backend& backend);
 

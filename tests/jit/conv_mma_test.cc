@@ -27,6 +27,31 @@ Tensor<R> uniform(const Shape& s, uint32_t seed, DType t, const Device& dev, dou
   return Tensor<R>::from_data(testing::host_uniform(s, seed, lo, hi).convert(t), dev);
 }
 
+// Three convolutions in dtype t: 3x3 same-padded with a bias and relu (3 x 13 x 11 = 429 output
+// pixels; K = 24 * 9 = 216, a partial last k-tile), two groups of 16 outputs with stride 2,
+// dilation 2 and uneven padding of the rows, and a 1-d one (kernel 5, pad 2, stride 3). With
+// `train`, the first one's loss and its input and weight gradients too.
+std::vector<RawTensor> three_convolutions(const Device& dev, DType t, bool train) {
+  auto x = uniform<4>({3, 24, 13, 11}, 1, t, dev);
+  auto w = uniform<4>({40, 24, 3, 3}, 2, t, dev, -0.3, 0.3);
+  if (train) x = x.require_grad(), w = w.require_grad();
+  auto bias = uniform<1>({40}, 3, t, dev);
+  auto same = activation::relu(module::conv2d(x, w, bias, {{1, 1}, {1, 1}}));
+  auto xg = uniform<4>({2, 32, 15, 17}, 4, t, dev);
+  auto wg = uniform<4>({32, 16, 3, 3}, 5, t, dev, -0.3, 0.3);
+  auto grouped = module::conv2d(xg, wg, std::nullopt, {{2, 2}, {2, 1}, {2, 2}, 2});
+  auto x1 = uniform<3>({4, 16, 37}, 6, t, dev);
+  auto w1 = uniform<3>({24, 16, 5}, 7, t, dev, -0.3, 0.3);
+  auto one = module::conv1d(x1, w1, std::nullopt, {{3}, {2}});
+  std::vector<RawTensor> out{same.raw(), grouped.raw(), one.raw()};
+  if (!train) return out;
+  auto loss = (same * same).mean();
+  Gradients grads = loss.backward();
+  for (const RawTensor& r : {loss.raw(), x.grad(grads).value().raw(), w.grad(grads).value().raw()})
+    out.push_back(r);
+  return out;
+}
+
 class ConvMmaTiles : public ::testing::TestWithParam<int> {
  protected:
   void SetUp() override {
@@ -46,23 +71,7 @@ TEST_P(ConvMmaTiles, PaddingStrideDilationGroupsAndOneDim) {
   for (DType t : {DType::BF16, DType::F32}) {
     SCOPED_TRACE(dtype_name(t));
     const int64_t n = mma_launches_of(
-        [t](const Device& dev) -> std::vector<RawTensor> {
-          // 3 x 13 x 11 = 429 output pixels; K = 24 * 9 = 216 (a partial last k-tile).
-          auto x = uniform<4>({3, 24, 13, 11}, 1, t, dev);
-          auto w = uniform<4>({40, 24, 3, 3}, 2, t, dev, -0.3, 0.3);
-          auto bias = uniform<1>({40}, 3, t, dev);
-          auto same = activation::relu(module::conv2d(x, w, bias, {{1, 1}, {1, 1}}));
-          // Two groups of 16 outputs, stride 2, dilation 2, uneven padding of the rows.
-          auto xg = uniform<4>({2, 32, 15, 17}, 4, t, dev);
-          auto wg = uniform<4>({32, 16, 3, 3}, 5, t, dev, -0.3, 0.3);
-          auto grouped = module::conv2d(xg, wg, std::nullopt, {{2, 2}, {2, 1}, {2, 2}, 2});
-          // 1-d: kernel 5, pad 2, stride 3.
-          auto x1 = uniform<3>({4, 16, 37}, 6, t, dev);
-          auto w1 = uniform<3>({24, 16, 5}, 7, t, dev, -0.3, 0.3);
-          auto one = module::conv1d(x1, w1, std::nullopt, {{3}, {2}});
-          return {same.raw(), grouped.raw(), one.raw()};
-        },
-        3e-2, 1e-1);
+        [t](const Device& dev) { return three_convolutions(dev, t, false); }, 3e-2, 1e-1);
     EXPECT_EQ(n, 3);
   }
 }
@@ -94,27 +103,7 @@ TEST(ConvMma, TrainingStepMatchesCpu) {
 // (K = 216 and 144 are 14 and 9 k-tiles over four groups, some with one k-tile fewer).
 TEST(ConvSimtTile, ExactF32MatchesCpu) {
   EMBER_REQUIRE_TENSOR_CORES();
-  auto program = [](const Device& dev) -> std::vector<RawTensor> {
-    const DType t = DType::F32;
-    auto x = uniform<4>({3, 24, 13, 11}, 1, t, dev).require_grad();
-    auto w = uniform<4>({40, 24, 3, 3}, 2, t, dev, -0.3, 0.3).require_grad();
-    auto bias = uniform<1>({40}, 3, t, dev);
-    auto same = activation::relu(module::conv2d(x, w, bias, {{1, 1}, {1, 1}}));
-    auto xg = uniform<4>({2, 32, 15, 17}, 4, t, dev);
-    auto wg = uniform<4>({32, 16, 3, 3}, 5, t, dev, -0.3, 0.3);
-    auto grouped = module::conv2d(xg, wg, std::nullopt, {{2, 2}, {2, 1}, {2, 2}, 2});
-    auto x1 = uniform<3>({4, 16, 37}, 6, t, dev);
-    auto w1 = uniform<3>({24, 16, 5}, 7, t, dev, -0.3, 0.3);
-    auto one = module::conv1d(x1, w1, std::nullopt, {{3}, {2}});
-    auto loss = (same * same).mean();
-    Gradients grads = loss.backward();
-    return {same.raw(),
-            grouped.raw(),
-            one.raw(),
-            loss.raw(),
-            x.grad(grads).value().raw(),
-            w.grad(grads).value().raw()};
-  };
+  auto program = [](const Device& dev) { return three_convolutions(dev, DType::F32, true); };
   for (const char* mode : {"-1", "0", "10", "11"}) {
     SCOPED_TRACE(mode);
     setenv("EMBER_CONV_MMA", mode, 1);

@@ -257,15 +257,25 @@ TEST(CudaCompile, AttentionOutputAndLogSumExpShareOneKernel) {
   EXPECT_GT(runtime::cuda::nvrtc_compile(source, lk.desc.name, "sm_90a", false).size(), 100u);
 }
 
+// A graph's fused plan with every value laid out contiguously, as a flush of fresh inputs has it.
+struct PlannedGraph {
+  Plan plan;
+  std::vector<runtime::Array> layouts;
+  Emitter::LayoutFn layout = [this](ValueId v) -> const runtime::Array& { return layouts[v]; };
+  PlannedGraph(ir::Graph& g, const std::vector<ValueId>& outs) : plan(make_plan(g, outs, true)) {
+    layouts.reserve(g.size());
+    for (ValueId v = 0; v < g.size(); ++v)
+      layouts.push_back(runtime::Array::contiguous(nullptr, g.type(v)));
+  }
+  PlannedGraph(const PlannedGraph&) = delete;  // `layout` refers to this object
+};
+
 // Lowers every kernel of the graph with tensor-core matmuls requested; returns the kernels.
 std::vector<LoweredKernel> lower_with_mma(ir::Graph& g, const std::vector<ValueId>& outs,
                                           int tile = 1) {
-  Plan plan = make_plan(g, outs, true);
-  std::vector<runtime::Array> layouts;
-  layouts.reserve(g.size());
-  for (ValueId v = 0; v < g.size(); ++v)
-    layouts.push_back(runtime::Array::contiguous(nullptr, g.type(v)));
-  auto layout = [&](ValueId v) -> const runtime::Array& { return layouts[v]; };
+  PlannedGraph pg(g, outs);
+  Plan& plan = pg.plan;
+  const Emitter::LayoutFn& layout = pg.layout;
   // As the freeze stage does: the tile where the operands admit it.
   for (KernelPlan& kp : plan.kernels) {
     if (kp.family == &matmul_family())
@@ -517,20 +527,21 @@ TEST(CudaCompile, ConvTilesCompileWithNvrtc) {
   const bool tf32 = allow_tf32();
   set_allow_tf32(true);
   auto lower_conv = [](ir::Graph& g, ValueId y, int tile) {
-    Plan plan = make_plan(g, {y}, true);
-    std::vector<runtime::Array> layouts;
-    for (ValueId v = 0; v < g.size(); ++v)
-      layouts.push_back(runtime::Array::contiguous(nullptr, g.type(v)));
-    auto layout = [&](ValueId v) -> const runtime::Array& { return layouts[v]; };
+    PlannedGraph pg(g, {y});
     std::vector<LoweredKernel> out;
-    for (int k = 0; k < static_cast<int>(plan.kernels.size()); ++k) {
-      KernelPlan& kp = plan.kernels[k];
+    for (int k = 0; k < static_cast<int>(pg.plan.kernels.size()); ++k) {
+      KernelPlan& kp = pg.plan.kernels[k];
       if (kp.family == &conv_family() &&
-          conv_tile(g, plan.stored, layout, kp.anchor, tile, 227 * 1024))
+          conv_tile(g, pg.plan.stored, pg.layout, kp.anchor, tile, 227 * 1024))
         kp.variant = kConvMmaVariant | static_cast<Variant>(tile);
-      out.push_back(lower_kernel(g, plan, k, layout));
+      out.push_back(lower_kernel(g, pg.plan, k, pg.layout));
     }
     return out;
+  };
+  // Whether conv y of graph g admits `tile` within `shared` bytes of shared memory.
+  auto admits = [](ir::Graph& g, ValueId y, int tile, int64_t shared) {
+    PlannedGraph pg(g, {y});
+    return conv_tile(g, pg.plan.stored, pg.layout, y, tile, shared).has_value();
   };
   int compiled = 0;
   for (int tile = 1; tile <= kConvMmaTileCount; ++tile) {
@@ -578,12 +589,7 @@ TEST(CudaCompile, ConvTilesCompileWithNvrtc) {
   Builder b(g);
   ValueId y = b.conv(in(b, DType::BF16, {1, 3, 8, 8}), in(b, DType::BF16, {16, 3, 3, 3}),
                      {{1, 1}, {1, 1}, {1, 1}, {1, 1}, 1});
-  Plan plan = make_plan(g, {y}, true);
-  std::vector<runtime::Array> layouts;
-  for (ValueId v = 0; v < g.size(); ++v)
-    layouts.push_back(runtime::Array::contiguous(nullptr, g.type(v)));
-  auto layout = [&](ValueId v) -> const runtime::Array& { return layouts[v]; };
-  EXPECT_FALSE(conv_tile(g, plan.stored, layout, y, 1, 227 * 1024).has_value());
+  EXPECT_FALSE(admits(g, y, 1, 227 * 1024));
   // The split-k f32 tile's stages (80 KiB) and a K of 4608 (36 KiB of k table) exceed the 99 KiB
   // of shared memory an sm_86 or sm_89 part allows: not admitted there, admitted on Hopper.
   set_allow_tf32(false);
@@ -591,13 +597,8 @@ TEST(CudaCompile, ConvTilesCompileWithNvrtc) {
   Builder b2(g2);
   ValueId big = b2.conv(in(b2, DType::F32, {8, 512, 7, 7}), in(b2, DType::F32, {512, 512, 3, 3}),
                         {{1, 1}, {1, 1}, {1, 1}, {1, 1}, 1});
-  Plan plan2 = make_plan(g2, {big}, true);
-  std::vector<runtime::Array> layouts2;
-  for (ValueId v = 0; v < g2.size(); ++v)
-    layouts2.push_back(runtime::Array::contiguous(nullptr, g2.type(v)));
-  auto layout2 = [&](ValueId v) -> const runtime::Array& { return layouts2[v]; };
-  EXPECT_FALSE(conv_tile(g2, plan2.stored, layout2, big, kConvSimtSplitTile, 99 * 1024));
-  EXPECT_TRUE(conv_tile(g2, plan2.stored, layout2, big, kConvSimtSplitTile, 227 * 1024));
+  EXPECT_FALSE(admits(g2, big, kConvSimtSplitTile, 99 * 1024));
+  EXPECT_TRUE(admits(g2, big, kConvSimtSplitTile, 227 * 1024));
   set_allow_tf32(tf32);
 }
 
