@@ -31,6 +31,7 @@ class CudaBuffer final : public Buffer {
   ~CudaBuffer() override;
   size_t bytes() const override { return bytes_; }
   CUdeviceptr ptr() const { return ptr_; }
+  size_t capacity() const { return capacity_; }
 
  private:
   CudaBackend* owner_;
@@ -280,6 +281,7 @@ class CudaBackend final : public Backend {
   }
 
   CUdeviceptr ptr(const Array& a) { return static_cast<CudaBuffer*>(a.buffer.get())->ptr(); }
+  uint64_t capacity(const Array& a) { return static_cast<CudaBuffer*>(a.buffer.get())->capacity(); }
 
   KernelCall call_of(const CudaKernel& k, const Launch& l) {
     KernelCall c;
@@ -290,7 +292,12 @@ class CudaBackend final : public Backend {
     c.params.assign(static_cast<size_t>(k.param_words), 0);
     std::copy(l.params.begin(), l.params.end(), c.params.begin());
     c.buffers.reserve(l.buffers.size());
-    for (const Array& a : l.buffers) c.buffers.push_back(ptr(a));
+    for (size_t i = 0; i < l.buffers.size(); ++i) {
+      c.buffers.push_back(ptr(l.buffers[i]));
+      c.capacities.push_back(capacity(l.buffers[i]));
+      // A launch that does not say is taken to write the binding (it orders every conflict).
+      c.writes.push_back(i >= l.writes.size() || l.writes[i] ? 1 : 0);
+    }
     for (const TiledView& v : l.tiled_views) c.tensor_maps.push_back(tensor_map(v, c.buffers));
     return c;
   }
@@ -301,7 +308,11 @@ class CudaBackend final : public Backend {
     c.is_external = true;
     c.external = s.external;
     c.external_key = s.external->key();
-    for (const Array& a : s.launch.buffers) c.buffers.push_back(ptr(a));
+    for (const Array& a : s.launch.buffers) {
+      c.buffers.push_back(ptr(a));
+      c.capacities.push_back(capacity(a));
+      c.writes.push_back(1);
+    }
     return c;
   }
 

@@ -44,6 +44,16 @@ bool log_graphs() {
   return on;
 }
 
+// EMBER_CUDA_CONCURRENT=0: graphs keep the stream's order (a chain), the A/B baseline for
+// graphs whose kernels wait only for those they conflict with.
+bool concurrent() {
+  static const bool on = [] {
+    const char* env = std::getenv("EMBER_CUDA_CONCURRENT");
+    return env == nullptr || std::strcmp(env, "0") != 0;
+  }();
+  return on;
+}
+
 bool has_external(const std::vector<KernelCall>& calls) {
   return std::any_of(calls.begin(), calls.end(), [](const KernelCall& c) { return c.is_external; });
 }
@@ -56,6 +66,25 @@ std::vector<KernelCall> kept(const std::vector<KernelCall>& calls) {
     c.external.reset();
   }
   return out;
+}
+
+// The calls each call waits for: by the memory they touch (graph_order.h).
+std::vector<std::vector<int>> call_dependencies(const std::vector<KernelCall>& calls) {
+  std::vector<std::vector<BufferAccess>> accesses(calls.size());
+  for (size_t i = 0; i < calls.size(); ++i) {
+    const KernelCall& c = calls[i];
+    for (size_t b = 0; b < c.buffers.size(); ++b) {
+      // A call without sizes (none is made so) conflicts with everything it names in full.
+      const uint64_t bytes = b < c.capacities.size() ? c.capacities[b] : UINT64_MAX - c.buffers[b];
+      accesses[i].push_back({c.buffers[b], bytes, b >= c.writes.size() || c.writes[b] != 0});
+    }
+  }
+  return graph_dependencies(accesses);
+}
+
+// Graphs over kernels only wait by conflicts; with external work they stay a chain beside it.
+bool by_conflicts(const std::vector<KernelCall>& calls) {
+  return concurrent() && !has_external(calls);
 }
 
 }  // namespace
@@ -158,12 +187,14 @@ GraphCache::Entry& GraphCache::entry_for(uint64_t key, const std::vector<KernelC
   return fresh.back();
 }
 
-// Kernel nodes in a chain (each waits for the previous one, as on the stream); external work
+// Kernel nodes, each waiting for the earlier ones it conflicts with (graph_order.h); with
+// external work, in a chain (each waits for the previous one, as on the stream) and the work
 // as child graphs beside it, each after the kernel before it and the external work before
 // that, joined by the first later kernel that touches its buffers (or by the graph's end).
 GraphCache::Entry GraphCache::build(const std::vector<KernelCall>& calls) {
   Entry e;
   e.joins = joins(calls);
+  if (by_conflicts(calls)) e.deps = call_dependencies(calls);
   std::vector<void*> args;
   CUgraphNode last_kernel = nullptr, last_external = nullptr;
   try {
@@ -171,7 +202,11 @@ GraphCache::Entry GraphCache::build(const std::vector<KernelCall>& calls) {
     for (size_t i = 0; i < calls.size(); ++i) {
       const KernelCall& c = calls[i];
       std::vector<CUgraphNode> deps;
-      if (last_kernel != nullptr) deps.push_back(last_kernel);
+      if (!e.deps.empty()) {
+        for (int j : e.deps[i]) deps.push_back(e.nodes[static_cast<size_t>(j)]);
+      } else if (last_kernel != nullptr) {
+        deps.push_back(last_kernel);
+      }
       CUgraphNode node = nullptr;
       if (c.is_external) {
         if (last_external != nullptr) deps.push_back(last_external);
@@ -213,7 +248,9 @@ bool GraphCache::patchable(const Entry& e, const std::vector<KernelCall>& calls)
     if (e.calls[i].is_external != calls[i].is_external) return false;
     if (calls[i].is_external && e.calls[i].external_key != calls[i].external_key) return false;
   }
-  return !has_external(calls) || joins(calls) == e.joins;
+  if (has_external(calls)) return joins(calls) == e.joins;
+  // The nodes' edges stay: only calls that conflict as the graph's did may take their places.
+  return e.deps.empty() ? !by_conflicts(calls) : call_dependencies(calls) == e.deps;
 }
 
 void GraphCache::patch(Entry& e, const std::vector<KernelCall>& calls) {

@@ -14,6 +14,7 @@
 
 #include "runtime/backend.h"
 #include "runtime/cuda/cuda_api.h"
+#include "runtime/cuda/graph_order.h"
 
 namespace ember::runtime::cuda {
 
@@ -34,6 +35,8 @@ struct KernelCall {
   uint32_t shared = 0;                    // dynamic shared memory bytes
   std::vector<uint32_t> params;           // the kernel's Params struct, word by word
   std::vector<CUdeviceptr> buffers;       // then one pointer argument per binding
+  std::vector<uint64_t> capacities;       // per binding: its allocation's bytes
+  std::vector<char> writes;               // per binding: whether the call writes it
   std::vector<TensorMapArg> tensor_maps;  // then one argument per map, by value
   bool is_external = false;
   uint64_t external_key = 0;  // external->key(): what equality compares of it
@@ -48,8 +51,8 @@ struct KernelCall {
   bool operator==(const KernelCall& o) const {
     return function == o.function && std::equal(grid, grid + 3, o.grid) && block == o.block &&
            shared == o.shared && params == o.params && buffers == o.buffers &&
-           tensor_maps == o.tensor_maps && is_external == o.is_external &&
-           external_key == o.external_key;
+           capacities == o.capacities && writes == o.writes && tensor_maps == o.tensor_maps &&
+           is_external == o.is_external && external_key == o.external_key;
   }
 };
 
@@ -96,6 +99,9 @@ class GraphCache {
     std::vector<CUgraphNode> nodes;
     std::vector<KernelCall> calls;  // what each node launches now
     std::vector<char> joins;        // per call: waits for the external work before it (joins())
+    // Per call: the calls it waits for (graph_dependencies); empty for a graph built as a
+    // chain (with external work, or EMBER_CUDA_CONCURRENT=0).
+    std::vector<std::vector<int>> deps;
     uint64_t last_use = 0;
   };
   Entry& entry_for(uint64_t key, const std::vector<KernelCall>& calls);
