@@ -46,6 +46,7 @@ class CudaKernel final : public Kernel {
   int param_words = 1;
   uint32_t block = 256;
   uint32_t shared = 0;  // dynamic shared memory bytes per launch
+  std::string name;     // for EMBER_LOG=graphs
 };
 
 // Sizes are rounded to classes so freed blocks serve later requests of similar size: steady
@@ -141,6 +142,7 @@ class CudaBackend final : public Backend {
     k->param_words = std::max(1, bin.push_constant_words);
     k->block = bin.workgroup_size;
     k->shared = bin.dynamic_shared_bytes;
+    k->name = bin.name;
     if (k->shared > 48 * 1024) {  // more than the default needs the kernel's opt-in
       check(d_->cuFuncSetAttribute(k->function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                    static_cast<int>(k->shared)),
@@ -286,6 +288,7 @@ class CudaBackend final : public Backend {
   KernelCall call_of(const CudaKernel& k, const Launch& l) {
     KernelCall c;
     c.function = k.function;
+    c.name = k.name.c_str();
     std::copy(std::begin(l.groups), std::end(l.groups), c.grid);
     c.block = k.block;
     c.shared = k.shared;

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include "ir/error.h"
 
@@ -66,6 +67,22 @@ std::vector<KernelCall> kept(const std::vector<KernelCall>& calls) {
     c.external.reset();
   }
   return out;
+}
+
+// EMBER_LOG=graphs: a graph built, and with waits by conflict, each call's kernel and the
+// calls it waits for (what may run side by side).
+void log_built(const std::vector<KernelCall>& calls, const std::vector<std::vector<int>>& deps,
+               int64_t built) {
+  const auto externals = std::count_if(calls.begin(), calls.end(),
+                                       [](const KernelCall& c) { return c.external != nullptr; });
+  std::fprintf(stderr, "ember: cuda: graph %lld built: %zu calls, %lld external%s\n",
+               static_cast<long long>(built), calls.size(), static_cast<long long>(externals),
+               deps.empty() ? ", a chain" : "");
+  for (size_t i = 0; i < deps.size(); ++i) {
+    std::string waits;
+    for (int j : deps[i]) waits += " " + std::to_string(j);
+    std::fprintf(stderr, "ember: cuda:   %zu %s <-%s\n", i, calls[i].name, waits.c_str());
+  }
 }
 
 // The calls each call waits for: by the memory they touch (graph_order.h).
@@ -231,14 +248,7 @@ GraphCache::Entry GraphCache::build(const std::vector<KernelCall>& calls) {
   }
   e.calls = kept(calls);
   ++stats_.built;
-  if (log_graphs()) {
-    std::fprintf(
-        stderr, "ember: cuda: graph %lld built: %zu calls, %lld external\n",
-        static_cast<long long>(stats_.built), calls.size(),
-        static_cast<long long>(std::count_if(calls.begin(), calls.end(), [](const KernelCall& c) {
-          return c.external != nullptr;
-        })));
-  }
+  if (log_graphs()) log_built(calls, e.deps, stats_.built);
   return e;
 }
 

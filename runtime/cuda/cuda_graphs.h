@@ -37,6 +37,7 @@ struct KernelCall {
   std::vector<CUdeviceptr> buffers;       // then one pointer argument per binding
   std::vector<uint64_t> capacities;       // per binding: its allocation's bytes
   std::vector<char> writes;               // per binding: whether the call writes it
+  const char* name = "";                  // the kernel's, for EMBER_LOG=graphs (not compared)
   std::vector<TensorMapArg> tensor_maps;  // then one argument per map, by value
   bool is_external = false;
   uint64_t external_key = 0;  // external->key(): what equality compares of it
