@@ -506,6 +506,32 @@ void BM_conv_block_train(benchmark::State& state) {
       0, 5.0 * 2.0 * n * c * c * 9 * hw * hw, /*wall_time=*/true);
 }
 
+// conv_block_train with nn::BatchNorm modules (running statistics updated every step), as
+// PyTorch's reference block uses torch.nn.BatchNorm2d: what a user of the nn layer writes.
+void BM_conv_block_train_nn(benchmark::State& state) {
+  const bool small = shrink() > 1;
+  const int64_t n = small ? 1 : 32, c = 64, hw = small ? 14 : 56;
+  auto x = image(n, c, hw, 44);
+  auto w1 = image(c, c, 3, 45, 0.05).require_grad(), w2 = image(c, c, 3, 46, 0.05).require_grad();
+  nn::BatchNorm bn1 = nn::BatchNormConfig(c).init(bench_device());
+  nn::BatchNorm bn2 = nn::BatchNormConfig(c).init(bench_device());
+  Tensor<4> keep;
+  const module::ConvOptions<2> same{{1, 1}, {1, 1}, {1, 1}, 1};
+  run_timed(
+      state, state.range(0),
+      [&] {
+        auto h = activation::relu(bn1.forward(module::conv2d(x, w1, std::nullopt, same)));
+        auto y = activation::relu(bn2.forward(module::conv2d(h, w2, std::nullopt, same)) + x);
+        Gradients g = y.sum().backward();
+        keep = w1.grad(g).value() + w2.grad(g).value();
+        for (const nn::BatchNorm* bn : {&bn1, &bn2}) {
+          keep = keep + (bn->gamma.grad(g).value().sum() + bn->beta.grad(g).value().sum())
+                            .reshape({1, 1, 1, 1});
+        }
+      },
+      0, 5.0 * 2.0 * n * c * c * 9 * hw * hw, /*wall_time=*/true);
+}
+
 // The Burn guide's convolutions (1->8 and 8->16, 3x3, relu, adaptive average pool to 8x8) on a
 // batch of 64 28x28 images, forward and backward: the CPU workload.
 void BM_conv2d_small(benchmark::State& state) {
@@ -709,6 +735,7 @@ EMBER_WORKLOAD(BM_conv2d_resnet_tf32_train);
 EMBER_WORKLOAD(BM_conv2d_resnet_bf16_train);
 EMBER_WORKLOAD(BM_conv2d_depthwise);
 EMBER_WORKLOAD(BM_conv_block_train);
+EMBER_WORKLOAD(BM_conv_block_train_nn);
 EMBER_WORKLOAD(BM_conv2d_small);
 EMBER_WORKLOAD(BM_gpt_small_train_step);
 EMBER_WORKLOAD(BM_lstm);

@@ -30,11 +30,17 @@ class BatchNorm {
       return normalize(x, detail::per_channel<D>(running_mean.value()),
                        detail::per_channel<D>(running_var.value()));
     }
-    // Per-channel statistics over the batch and every position: [C, rest].
-    auto rows = x.swap_dims(0, 1).template reshape<2>(Shape{num_features(), -1});
-    auto [var, mean] = rows.var_mean_bias(1);
-    Tensor<1> mean1 = mean.template reshape<1>(Shape{num_features()});
-    Tensor<1> var1 = var.template reshape<1>(Shape{num_features()});
+    // Per-channel statistics over the batch and every position: each image's channel rows
+    // first ([N, C, rest], a view of a contiguous input), then over the batch. Reading the
+    // channels as [C, N * rest] instead would copy the input (swap_dims is no view of rows);
+    // on an H200 that made a ResNet block's training step 0.15 ms slower (session 25, call 10).
+    const int64_t n = x.shape()[0], c = num_features();
+    auto rows = x.template reshape<3>(Shape{n, c, -1});
+    auto mean = rows.mean_dim(2).mean_dim(0);  // [1, C, 1]
+    auto centred = rows - mean;
+    auto var = (centred * centred).mean_dim(2).mean_dim(0);  // population variance
+    Tensor<1> mean1 = mean.template reshape<1>(Shape{c});
+    Tensor<1> var1 = var.template reshape<1>(Shape{c});
     running_mean.update(running_mean.value() * (1 - momentum) + mean1.detach() * momentum);
     running_var.update(running_var.value() * (1 - momentum) + var1.detach() * momentum);
     return normalize(x, detail::per_channel<D>(mean1), detail::per_channel<D>(var1));
