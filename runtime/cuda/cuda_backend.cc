@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <map>
 #include <mutex>
 
@@ -168,23 +169,22 @@ class CudaBackend final : public Backend {
                     [](const SequencedLaunch& s) { return s.external != nullptr; });
     if (external && !d_->has_capture) return Backend::launch_sequence(key, launches);
     const auto t_calls = std::chrono::steady_clock::now();
-    bind();
-    std::lock_guard lock(mutex_);
-    start_timing();
-    // The first kernels go to the stream one by one ahead of the graph of the rest: the device
-    // runs them while the driver takes the graph (cuGraphLaunch costs tens of microseconds).
-    const size_t ahead = external ? 0 : std::min(graph_lead(), launches.size() - 2);
-    for (size_t i = 0; i < ahead; ++i) {
-      launch_call(*d_,
-                  call_of(static_cast<const CudaKernel&>(*launches[i].kernel), launches[i].launch),
-                  stream_);
-    }
     std::vector<KernelCall> calls;
-    calls.reserve(launches.size() - ahead);
-    for (const SequencedLaunch& s : launches.subspan(ahead)) {
+    calls.reserve(launches.size());
+    for (const SequencedLaunch& s : launches) {
       calls.push_back(s.external ? external_call(s)
                                  : call_of(static_cast<const CudaKernel&>(*s.kernel), s.launch));
     }
+    // The first kernels go to the stream one by one ahead of the graph of the rest: the device
+    // runs them while the driver takes the graph (cuGraphLaunch costs tens of microseconds).
+    const size_t ahead = external ? 0 : std::min(graph_lead(), calls.size() - 2);
+    std::vector<KernelCall> lead(std::make_move_iterator(calls.begin()),
+                                 std::make_move_iterator(calls.begin() + ahead));
+    calls.erase(calls.begin(), calls.begin() + ahead);
+    bind();
+    std::lock_guard lock(mutex_);
+    start_timing();
+    for (const KernelCall& c : lead) launch_call(*d_, c, stream_);
     bool launched = false;
     try {
       const auto t_graph = std::chrono::steady_clock::now();

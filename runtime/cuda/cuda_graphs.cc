@@ -65,6 +65,7 @@ std::vector<KernelCall> kept(const std::vector<KernelCall>& calls) {
   for (KernelCall& c : out) {
     if (c.external) c.owner = c.external->owner();
     c.external.reset();
+    c.name = "";  // the kernel's string may not outlive the graph; logs read fresh calls only
   }
   return out;
 }
@@ -75,7 +76,9 @@ void log_built(const std::vector<KernelCall>& calls, const std::vector<std::vect
                int64_t built) {
   const auto externals = std::count_if(calls.begin(), calls.end(),
                                        [](const KernelCall& c) { return c.external != nullptr; });
-  std::fprintf(stderr, "ember: cuda: graph %lld built: %zu calls, %lld external%s\n",
+  std::fprintf(stderr,
+               "ember: cuda: graph %lld built: %zu calls (numbered from the graph's first), %lld "
+               "external%s\n",
                static_cast<long long>(built), calls.size(), static_cast<long long>(externals),
                deps.empty() ? ", a chain" : "");
   for (size_t i = 0; i < deps.size(); ++i) {
@@ -175,8 +178,11 @@ GraphCache::Entry& GraphCache::entry_for(uint64_t key, const std::vector<KernelC
   for (Entry& e : list) {
     if (e.calls.size() == calls.size() && (lru == nullptr || e.last_use < lru->last_use)) lru = &e;
   }
+  // Computed once for the patch test and the build.
+  std::vector<std::vector<int>> deps;
+  if (by_conflicts(calls)) deps = call_dependencies(calls);
   if (lru != nullptr && list.size() >= kGraphsPerKey) {
-    if (patchable(*lru, calls)) {
+    if (patchable(*lru, calls, deps)) {
       try {
         patch(*lru, calls);
         return *lru;
@@ -184,7 +190,7 @@ GraphCache::Entry& GraphCache::entry_for(uint64_t key, const std::vector<KernelC
         // A collective captured again whose graph the driver will not swap in: build anew.
       }
     }
-    Entry fresh = build(calls);
+    Entry fresh = build(calls, std::move(deps));
     destroy(*lru);
     *lru = std::move(fresh);
     return *lru;
@@ -199,7 +205,7 @@ GraphCache::Entry& GraphCache::entry_for(uint64_t key, const std::vector<KernelC
     fresh.erase(oldest);
     --count_;
   }
-  fresh.push_back(build(calls));
+  fresh.push_back(build(calls, std::move(deps)));
   ++count_;
   return fresh.back();
 }
@@ -208,10 +214,11 @@ GraphCache::Entry& GraphCache::entry_for(uint64_t key, const std::vector<KernelC
 // external work, in a chain (each waits for the previous one, as on the stream) and the work
 // as child graphs beside it, each after the kernel before it and the external work before
 // that, joined by the first later kernel that touches its buffers (or by the graph's end).
-GraphCache::Entry GraphCache::build(const std::vector<KernelCall>& calls) {
+GraphCache::Entry GraphCache::build(const std::vector<KernelCall>& calls,
+                                    std::vector<std::vector<int>> deps) {
   Entry e;
   e.joins = joins(calls);
-  if (by_conflicts(calls)) e.deps = call_dependencies(calls);
+  e.deps = std::move(deps);
   std::vector<void*> args;
   CUgraphNode last_kernel = nullptr, last_external = nullptr;
   try {
@@ -252,7 +259,8 @@ GraphCache::Entry GraphCache::build(const std::vector<KernelCall>& calls) {
   return e;
 }
 
-bool GraphCache::patchable(const Entry& e, const std::vector<KernelCall>& calls) const {
+bool GraphCache::patchable(const Entry& e, const std::vector<KernelCall>& calls,
+                           const std::vector<std::vector<int>>& deps) const {
   if (e.calls.size() != calls.size()) return false;
   for (size_t i = 0; i < calls.size(); ++i) {
     if (e.calls[i].is_external != calls[i].is_external) return false;
@@ -260,7 +268,7 @@ bool GraphCache::patchable(const Entry& e, const std::vector<KernelCall>& calls)
   }
   if (has_external(calls)) return joins(calls) == e.joins;
   // The nodes' edges stay: only calls that conflict as the graph's did may take their places.
-  return e.deps.empty() ? !by_conflicts(calls) : call_dependencies(calls) == e.deps;
+  return e.deps == deps;
 }
 
 void GraphCache::patch(Entry& e, const std::vector<KernelCall>& calls) {
@@ -282,6 +290,7 @@ void GraphCache::patch(Entry& e, const std::vector<KernelCall>& calls) {
     check(d_->cuGraphExecKernelNodeSetParams(e.exec, e.nodes[i], &p),
           "cuGraphExecKernelNodeSetParams");
     e.calls[i] = calls[i];
+    e.calls[i].name = "";
     ++stats_.patched;
   }
   if (log_graphs()) {

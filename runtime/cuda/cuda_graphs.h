@@ -106,10 +106,12 @@ class GraphCache {
     uint64_t last_use = 0;
   };
   Entry& entry_for(uint64_t key, const std::vector<KernelCall>& calls);
-  Entry build(const std::vector<KernelCall>& calls);
+  // `deps`: the calls' dependencies when by conflicts (call_dependencies), else empty.
+  Entry build(const std::vector<KernelCall>& calls, std::vector<std::vector<int>> deps);
   // Whether e can become `calls` by rewriting nodes: the same kinds of call in the same places,
-  // waiting for the same external work.
-  bool patchable(const Entry& e, const std::vector<KernelCall>& calls) const;
+  // waiting for the same external work or, by conflicts, for the same calls (`deps`).
+  bool patchable(const Entry& e, const std::vector<KernelCall>& calls,
+                 const std::vector<std::vector<int>>& deps) const;
   void patch(Entry& e, const std::vector<KernelCall>& calls);
   void destroy(Entry& e);
   void clear();

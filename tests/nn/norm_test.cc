@@ -131,6 +131,14 @@ TEST(BatchNorm, TrainingForwardAndRunningStatisticsOverSteps) {
   EXPECT_EQ(v.running_mean.id(), bn.running_mean.id());
 }
 
+TEST(BatchNorm, EmptyBatchLeavesRunningStatisticsAlone) {
+  BatchNorm bn = BatchNormConfig(3).init(dev());
+  auto y = bn.forward(Tensor<4>::zeros(Shape{0, 3, 2, 2}, dev()));
+  EXPECT_EQ(y.shape(), (Shape{0, 3, 2, 2}));
+  testing::expect_near_all(host(bn.running_mean.value()), {0, 0, 0}, 0);
+  testing::expect_near_all(host(bn.running_var.value()), {1, 1, 1}, 0);
+}
+
 TEST(BatchNorm, RankTwoInput) {
   BatchNorm bn = BatchNormConfig(4).init(dev());
   auto y = bn.forward(from_host<2>(kX, Shape{6, 4}));
