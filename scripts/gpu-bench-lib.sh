@@ -40,14 +40,35 @@ cuda_tests() {
     grep -E "FAILED|PASSED|tests ran|Failure|rror" | head -20
 }
 
-# fixed_division_ab: the training steps of issues 19, 21 and 27 (conv_block_train,
-# mlp_train_step, transformer_block) on cuda:0 with EMBER_FIXED_DIVISION=1 and 0 alternated
-# twice (medians of 3), then PyTorch's figures for the same steps.
-fixed_division_ab() {
-  local steps='BM_(conv_block_train|mlp_train_step|transformer_block)/fused:1'
-  env_ab EMBER_FIXED_DIVISION "1 0 1 0" "$steps" 150 --benchmark_min_time=0.1
-  timeout 150 python3 bench/torch_reference.py \
-    --only 'conv_block_train|mlp_train_step|transformer_block' 2>&1 | grep -E '^\{' | tail -8
+# The device-generic CUDA suites (training fuzzers with held outputs, buffer and in-place reuse,
+# edge cases), for cuda_tests.
+generic_suites='Fuzz*:FuzzTrain*:BufferReuse.*:InPlaceReuse.*:Bindings.*:GradVulkan*:ClosedForms.*:JitEdgeCases.*:SplitReductions.*:RowTotals.*'
+
+# torch_steps REGEX [TIMEOUT]: PyTorch's figures (bench/torch_reference.py) for the matching
+# workloads, one JSON line each.
+torch_steps() {
+  timeout "${2:-150}" python3 bench/torch_reference.py --only "$1" 2>&1 | grep -E '^\{"name'
+}
+
+# training_steps_ab NAME "V1 V2 ...": the training steps of issues 19, 21 and 27
+# (conv_block_train, mlp_train_step, transformer_block) on cuda:0 once per value of environment
+# variable NAME (medians of 3), then PyTorch's figures for the same steps.
+training_steps_ab() {
+  env_ab "$1" "$2" 'BM_(conv_block_train|mlp_train_step|transformer_block)/fused:1' 240 \
+    --benchmark_min_time=0.1
+  torch_steps 'conv_block_train|mlp_train_step|transformer_block'
+}
+
+# fixed_division_ab: the training steps with EMBER_FIXED_DIVISION=1 and 0 alternated twice.
+fixed_division_ab() { training_steps_ab EMBER_FIXED_DIVISION "1 0 1 0"; }
+
+# flush_phases WORKLOAD: where a steady step's host time goes on cuda:0 (EMBER_LOG=flush, the
+# last lines of a short run).
+flush_phases() {
+  echo "EMBER_LOG=flush $1"
+  EMBER_LOG=flush EMBER_BENCH_GPU=1 EMBER_DEVICE=cuda timeout 60 $bin/ember_bench \
+    --benchmark_filter="BM_$1/fused:1" --benchmark_min_time=0.05 --benchmark_repetitions=1 2>&1 |
+    grep "^ember" | tail -5
 }
 
 # slowest_kernels FILTER KERNELS [VAR=VALUE...]: one run of the matching benchmark on cuda:0 with

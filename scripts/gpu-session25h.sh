@@ -7,5 +7,4 @@ source scripts/gpu-bench-lib.sh
 cuda_tests 'ConvSimt*:ConvMma*:ConvGpu*' 150
 env_ab EMBER_CONV_MMA "-1 0 -1 0" 'BM_(conv2d_resnet_f32|conv_block_train)/fused:1' 150
 for v in -1 0; do slowest_kernels 'BM_conv_block_train/fused:1' 49 EMBER_CONV_MMA=$v; done
-timeout 200 python3 bench/torch_reference.py --only 'conv2d_resnet_f32$|conv_block_train' 2>&1 |
-  grep -E '^\{"name'
+torch_steps 'conv2d_resnet_f32$|conv_block_train' 200

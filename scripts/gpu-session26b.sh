@@ -8,4 +8,4 @@ EMBER_LOG=graphs EMBER_BENCH_GPU=1 EMBER_DEVICE=cuda timeout 120 $bin/ember_benc
   --benchmark_filter='BM_conv_block_train/fused:1' --benchmark_min_time=0.001 \
   --benchmark_repetitions=1 2>&1 | grep "ember: cuda" | tail -52
 env_ab EMBER_BENCH_BN "chain rows chain rows" 'BM_conv_block_train/fused:1' 100
-timeout 150 python3 bench/torch_reference.py --only 'conv_block_train' 2>&1 | grep -E '^\{"name'
+torch_steps conv_block_train

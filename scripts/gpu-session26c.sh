@@ -11,5 +11,4 @@ EMBER_LOG=flush EMBER_BENCH_GPU=1 EMBER_DEVICE=cuda timeout 60 $bin/ember_bench 
   --benchmark_filter='BM_conv_block_train/fused:1' --benchmark_min_time=0.001 \
   --benchmark_repetitions=1 2>&1 | grep "^ember" | tail -8
 EMBER_GRAD_ORDER=weights_first cuda_tests 'Fuzz*:FuzzTrain*:ConvMma.Training*:ConvSimt*' 120
-timeout 150 python3 bench/torch_reference.py \
-  --only 'conv_block_train|mlp_train_step|transformer_block' 2>&1 | grep -E '^\{"name' | tail -8
+torch_steps 'conv_block_train|mlp_train_step|transformer_block'

@@ -16,8 +16,4 @@ run_block 300 "$ncu" --clock-control none --kernel-name regex:'conv_.*tile' --la
   > "$out/ncu_conv_block.txt" 2>&1
 grep -E "conv_.*tile|Duration|Achieved Occupancy|Theoretical Occupancy|Waves Per SM|Registers Per|Block Limit|Grid Size|Block Size|Compute \(SM\) Throughput|Memory Throughput|Warp Cycles Per Issued|Issue Slots Busy|L1/TEX Hit|L2 Hit" \
   "$out/ncu_conv_block.txt" | head -120
-for f in conv_block_train mlp_train_step; do
-  echo "EMBER_LOG=flush $f"
-  EMBER_LOG=flush timeout 60 $bin/ember_bench --benchmark_filter="BM_$f/fused:1" \
-    --benchmark_min_time=0.05 --benchmark_repetitions=1 2>&1 | grep "^ember" | tail -5
-done
+for f in conv_block_train mlp_train_step; do flush_phases $f; done

@@ -3,9 +3,8 @@
 # The device-generic suites (training fuzzers with held outputs, buffer and in-place reuse, edge
 # cases), the conv suites and graph replay on cuda:0; then the training steps once and PyTorch's.
 source scripts/gpu-bench-lib.sh
-cuda_tests 'Fuzz*:FuzzTrain*:BufferReuse.*:InPlaceReuse.*:Bindings.*:GradVulkan*:ClosedForms.*:JitEdgeCases.*:SplitReductions.*:RowTotals.*:ConvGpu*:ConvMma*:ConvSimt*:GraphReplay.*:DeviceTiming.*' 280
+cuda_tests "$generic_suites:ConvGpu*:ConvMma*:ConvSimt*:GraphReplay.*:DeviceTiming.*" 280
 EMBER_BENCH_GPU=1 EMBER_DEVICE=cuda bench 'BM_(conv_block_train|mlp_train_step|transformer_block)/fused:1' \
   120 --benchmark_min_time=0.2 --benchmark_repetitions=3 --benchmark_report_aggregates_only=true |
   cut -c1-150
-timeout 150 python3 bench/torch_reference.py \
-  --only 'conv_block_train|mlp_train_step|transformer_block' 2>&1 | grep -E '^\{"name' | tail -8
+torch_steps 'conv_block_train|mlp_train_step|transformer_block'

@@ -9,4 +9,4 @@ for i in 1 2; do
     --benchmark_min_time=0.2 --benchmark_repetitions=3 --benchmark_report_aggregates_only=true |
     cut -c1-150
 done
-timeout 150 python3 bench/torch_reference.py --only 'conv_block_train' 2>&1 | grep -E '^\{"name'
+torch_steps conv_block_train

@@ -93,11 +93,8 @@ std::vector<std::vector<int>> call_dependencies(const std::vector<KernelCall>& c
   std::vector<std::vector<BufferAccess>> accesses(calls.size());
   for (size_t i = 0; i < calls.size(); ++i) {
     const KernelCall& c = calls[i];
-    for (size_t b = 0; b < c.buffers.size(); ++b) {
-      // A call without sizes (none is made so) conflicts with everything it names in full.
-      const uint64_t bytes = b < c.capacities.size() ? c.capacities[b] : UINT64_MAX - c.buffers[b];
-      accesses[i].push_back({c.buffers[b], bytes, b >= c.writes.size() || c.writes[b] != 0});
-    }
+    for (size_t b = 0; b < c.buffers.size(); ++b)
+      accesses[i].push_back({c.buffers[b], c.capacities[b], c.writes[b] != 0});
   }
   return graph_dependencies(accesses);
 }

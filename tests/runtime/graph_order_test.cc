@@ -57,9 +57,9 @@ TEST(GraphOrder, ALongRangeBeforeShortOnesIsStillFound) {
 }
 
 TEST(GraphOrder, RangesOneCallNamesOverlappingAreFoundLater) {
-  // Call 0 names two ranges that overlap each other; a range inside the first and past the
-  // second's start must still find the first's writer.
-  Calls calls{{writes(0), reads(128)}, {reads(200, 40)}};
+  // Call 0 writes [0, 512) and reads [256, 512) inside it; call 1 reads [256, 512): its own
+  // range's state has no writer, yet it must wait for call 0's write of the range around it.
+  Calls calls{{writes(0, 512), reads(256)}, {reads(256)}};
   EXPECT_EQ(graph_dependencies(calls), (Deps{{}, {0}}));
 }
 
