@@ -60,6 +60,8 @@ bool Device::is_available() const {
   return index_ < runtime::device_count(detail::backend_kind(type_));
 }
 
+void flush(const Device& device) { detail::Stream::of(device).flush(); }
+
 void sync(const Device& device) {
   detail::Stream::of(device).flush();
   detail::backend_for(device).sync();

@@ -5,8 +5,10 @@
 // tensors) compose them the same way. `Ops` provides, for its value type V:
 //   Shape shape(V); V reshape(V, Shape); V permute(V, perm); V flip(V, axes);
 //   V pad(V, before, after) (zeros); V slice(V, starts, counts) (unit steps);
-//   V conv(V x, V w, const ConvAttrs&); V sum(V, axis) (keeps the axis).
+//   V conv(V x, V w, const ConvAttrs&); V sum(V, axis) (keeps the axis); V add(V, V).
+#include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <numeric>
 #include <vector>
 
@@ -79,7 +81,15 @@ V transpose(Ops& o, V y, V w, const ConvAttrs& a, const std::vector<int64_t>& ou
     before[d] = reach - a.pad_before[d];
     after[d] = out_spatial[d] + reach - o.shape(up)[d + 2] - before[d];
   }
-  up = pad_or_trim(o, up, before, after);
+  // Rows to drop are sliced off; zeros to add are the convolution's own padding (no padded copy
+  // of the gradient is stored: the kernels read the padding as zeros).
+  std::vector<int64_t> trim_before(sr), trim_after(sr), pad_before(sr), pad_after(sr);
+  for (int d = 0; d < sr; ++d) {
+    trim_before[d] = std::min<int64_t>(before[d], 0),
+    pad_before[d] = std::max<int64_t>(before[d], 0);
+    trim_after[d] = std::min<int64_t>(after[d], 0), pad_after[d] = std::max<int64_t>(after[d], 0);
+  }
+  up = pad_or_trim(o, up, trim_before, trim_after);
   // [O, Cg, K...] -> [G * Cg, Og, K...], flipped: each group's weight transposed.
   std::vector<int64_t> split = ws.vector();
   split[0] = og;
@@ -95,8 +105,7 @@ V transpose(Ops& o, V y, V w, const ConvAttrs& a, const std::vector<int64_t>& ou
   std::vector<int> spatial(sr);
   std::iota(spatial.begin(), spatial.end(), 2);
   wt = o.flip(wt, spatial);
-  ConvAttrs t{std::vector<int64_t>(sr, 1), std::vector<int64_t>(sr, 0), std::vector<int64_t>(sr, 0),
-              a.dilation, a.groups};
+  ConvAttrs t{std::vector<int64_t>(sr, 1), pad_before, pad_after, a.dilation, a.groups};
   return o.conv(up, wt, t);
 }
 
@@ -113,18 +122,36 @@ inline int64_t batch_slices(int64_t n, int64_t pixels) {
   return best;
 }
 
-// d conv(x, w, a) / d w for the output gradient gy [N, O, *OS]: [O, C / groups, *kernel]. The
-// batch becomes the channels and the output gradient the kernel: a convolution with stride and
-// dilation exchanged, one group per group of the forward and slice of the batch (batch_slices),
-// whose per-slice results are summed.
+// How many parts the weight gradient splits the output rows (first spatial dim) into: each part
+// a convolution of its own over the input rows it reads, the parts' results added before the
+// slices are. A GPU runs one block per tile of each slice; a weight gradient has few tiles per
+// slice (conv_block_train's: 9), so the blocks come in units of a whole slice's reduction and the
+// last wave may leave most SMs idle (H200: 288 blocks, one per SM, 2.18 waves). Parts make the
+// units finer (the independent convolutions run side by side in a CUDA graph). Parts divide the
+// rows evenly (equal shapes share a kernel) and keep at least kMinPartTerms terms of reduction
+// each. EMBER_CONV_WGRAD_PARTS=n asks for n parts where the rows allow (1: none).
+inline int64_t row_parts(int64_t slice_terms, int64_t rows) {
+  constexpr int64_t kMinPartTerms = 512;
+  static const int64_t asked = [] {
+    const char* env = std::getenv("EMBER_CONV_WGRAD_PARTS");
+    return env == nullptr ? int64_t{2} : std::max<int64_t>(1, std::atoll(env));
+  }();
+  for (int64_t p = asked; p > 1; --p) {
+    if (rows % p == 0 && slice_terms / p >= kMinPartTerms) return p;
+  }
+  return 1;
+}
+
+// The weight gradient's convolution before its slices are summed: [Cg, S * O, K...]. The batch
+// becomes the channels and the output gradient the kernel: a convolution with stride and dilation
+// exchanged, one group per group of the forward and slice of the batch (batch_slices).
 template <class Ops, class V>
-V weight_grad(Ops& o, V x, V gy, const ConvAttrs& a, const std::vector<int64_t>& kernel) {
+V weight_grad_per_slice(Ops& o, V x, V gy, const ConvAttrs& a, const std::vector<int64_t>& kernel,
+                        int64_t slices) {
   const Shape xs = o.shape(x), ys = o.shape(gy);
   const int r = xs.rank(), sr = r - 2;
   const int64_t n = xs[0], groups = a.groups, cg = xs[1] / groups, out_ch = ys[1];
-  int64_t pixels = 1;
-  for (int d = 2; d < r; ++d) pixels *= ys[d];
-  const int64_t slices = batch_slices(n, pixels), nc = n / slices;
+  const int64_t nc = n / slices;
   // Only the input the forward read: padded to exactly the extent the kernel and strides cover.
   ConvAttrs t{a.dilation, a.pad_before, std::vector<int64_t>(sr, 0), a.stride,
               static_cast<int>(slices * groups)};
@@ -159,7 +186,45 @@ V weight_grad(Ops& o, V x, V gy, const ConvAttrs& a, const std::vector<int64_t>&
   std::vector<int64_t> ymerged{slices * out_ch, nc};
   ymerged.insert(ymerged.end(), ys.dims.begin() + 2, ys.dims.end());
   wt = o.reshape(wt, Shape(ymerged));
-  V gw = o.conv(xt, wt, t);  // [Cg, S * O, K...]
+  return o.conv(xt, wt, t);
+}
+
+// Part [r0, r0 + rows) of the output rows (first spatial dim) as a problem of its own: the output
+// gradient's rows and the input rows they read, the padding before them where they start above
+// the input.
+template <class Ops, class V>
+V weight_grad_rows(Ops& o, V x, V gy, ConvAttrs a, const std::vector<int64_t>& kernel,
+                   int64_t slices, int64_t r0, int64_t rows) {
+  const Shape xs = o.shape(x), ys = o.shape(gy);
+  const int64_t first = r0 * a.stride[0] - a.pad_before[0];
+  const int64_t last = (r0 + rows - 1) * a.stride[0] - a.pad_before[0] +
+                       (kernel[0] - 1) * a.dilation[0];  // inclusive
+  const int64_t lo = std::max<int64_t>(first, 0), hi = std::min<int64_t>(last + 1, xs[2]);
+  std::vector<int64_t> starts(xs.rank(), 0), counts = xs.vector();
+  starts[2] = lo, counts[2] = hi - lo;
+  x = o.slice(x, starts, counts);
+  std::vector<int64_t> ystarts(ys.rank(), 0), ycounts = ys.vector();
+  ystarts[2] = r0, ycounts[2] = rows;
+  gy = o.slice(gy, ystarts, ycounts);
+  a.pad_before[0] = lo - first;
+  return weight_grad_per_slice(o, x, gy, a, kernel, slices);
+}
+
+// d conv(x, w, a) / d w for the output gradient gy [N, O, *OS]: [O, C / groups, *kernel], the
+// sum over the batch's slices and the rows' parts of weight_grad_per_slice.
+template <class Ops, class V>
+V weight_grad(Ops& o, V x, V gy, const ConvAttrs& a, const std::vector<int64_t>& kernel) {
+  const Shape xs = o.shape(x), ys = o.shape(gy);
+  const int r = xs.rank();
+  const int64_t n = xs[0], cg = xs[1] / a.groups, out_ch = ys[1];
+  int64_t pixels = 1;
+  for (int d = 2; d < r; ++d) pixels *= ys[d];
+  const int64_t slices = batch_slices(n, pixels);
+  const int64_t parts = row_parts(n / slices * pixels, ys[2]), rows = ys[2] / parts;
+  V gw = parts == 1 ? weight_grad_per_slice(o, x, gy, a, kernel, slices)
+                    : weight_grad_rows(o, x, gy, a, kernel, slices, 0, rows);
+  for (int64_t p = 1; p < parts; ++p)
+    gw = o.add(gw, weight_grad_rows(o, x, gy, a, kernel, slices, p * rows, rows));
   if (slices > 1) {
     std::vector<int64_t> per_slice{cg, slices, out_ch};
     per_slice.insert(per_slice.end(), kernel.begin(), kernel.end());

@@ -368,6 +368,7 @@ class Rules {
     }
     ValueId conv(ValueId x, ValueId w, const ConvAttrs& a) { return b.conv(x, w, a); }
     ValueId sum(ValueId v, int axis) { return b.reduce(ReduceFn::Sum, v, axis); }
+    ValueId add(ValueId u, ValueId v) { return b.binary(BinaryFn::Add, u, v); }
   };
 
   ValueId conv(int k, ValueId g) {

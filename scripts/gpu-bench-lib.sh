@@ -75,7 +75,7 @@ flush_phases() {
 # EMBER_LOG=kernels (each kernel timed alone) under the given environment; prints the six slowest
 # of its last KERNELS launches (one step's), the log kept in $out.
 slowest_kernels() {
-  local log="$out/kernels_$(echo "${*:3}" | tr -c 'A-Za-z0-9_=-' _).txt"
+  local log="$out/kernels_$(echo "${*:3}" | tr -c 'A-Za-z0-9_-' _).txt"
   echo "${*:3}: $1, the slowest kernels of one step"
   env "${@:3}" EMBER_LOG=kernels EMBER_BENCH_GPU=1 EMBER_DEVICE=cuda timeout 120 \
     $bin/ember_bench --benchmark_filter="$1" --benchmark_min_time=0.001 \

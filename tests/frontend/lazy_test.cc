@@ -35,6 +35,22 @@ TEST(Lazy, SyncMaterializesLiveTensorsOnly) {
   EXPECT_EQ(stats(cpu).kernels_launched, 2);
 }
 
+// flush() starts what is recorded without waiting: nothing stays pending, the values read back
+// right, and a backward recorded after it differentiates through the flushed forward.
+TEST(Lazy, FlushStartsPendingWorkAndBackwardReadsTheFlushedForward) {
+  Device cpu = Device::cpu();
+  auto w = Tensor<1>::from_data({1.0, 2.0, 3.0}, cpu).require_grad();
+  auto loss = (w * w * 2.0).sum();
+  reset_stats(cpu);
+  flush(cpu);
+  EXPECT_EQ(detail::Stream::of(cpu).pending_ops(), 0);
+  EXPECT_TRUE(loss.raw().is_materialized());
+  EXPECT_EQ(stats(cpu).flushes, 1);
+  Gradients g = loss.backward();
+  expect_tensor(loss, Shape{1}, {28.0});
+  expect_tensor(w.grad(g).value(), Shape{3}, {4.0, 8.0, 12.0});
+}
+
 TEST(Lazy, OpsShareTheNodeOfAnEqualScalar) {
   Device cpu = Device::cpu();
   auto x = Tensor<1>::from_data({1.0, 2.0}, cpu);

@@ -210,33 +210,48 @@ TEST(ModuleConv, ConvTranspose2dMatchesScatterDefinition) {
   }
 }
 
-// A batch whose reduction is long enough to be summed in slices (4 samples of 48x48 output
-// pixels: one slice each), grouped: the weight gradient against plain loops.
-TEST(ModuleConv, WeightGradientSummedOverBatchSlicesMatchesLoops) {
-  const int64_t N = 4, C = 4, O = 6, G = 2, H = 48, W = 48, cg = C / G, og = O / G;
-  std::vector<double> x = random_values(N * C * H * W, 95), w = random_values(O * cg * 9, 96);
-  std::vector<double> r = random_values(N * O * H * W, 97);
-  auto wt = upload<4>(w, {O, cg, 3, 3}).require_grad();
-  auto y =
-      module::conv2d(upload<4>(x, {N, C, H, W}), wt, std::nullopt, {{1, 1}, {1, 1}, {1, 1}, G});
-  Gradients grads = (y * upload<4>(r, {N, O, H, W})).sum().backward();
-  std::vector<double> expected(static_cast<size_t>(O * cg * 9), 0.0);
-  for (int64_t o = 0; o < O; ++o)
-    for (int64_t c = 0; c < cg; ++c)
-      for (int64_t a = 0; a < 3; ++a)
-        for (int64_t b = 0; b < 3; ++b) {
-          double acc = 0;
-          for (int64_t n = 0; n < N; ++n)
-            for (int64_t i = 0; i < H; ++i)
-              for (int64_t j = 0; j < W; ++j) {
-                const int64_t p = i - 1 + a, q = j - 1 + b;
-                if (p < 0 || p >= H || q < 0 || q >= W) continue;
-                acc += x[((n * C + (o / og) * cg + c) * H + p) * W + q] *
-                       r[((n * O + o) * H + i) * W + j];
-              }
-          expected[((o * cg + c) * 3 + a) * 3 + b] = acc;
-        }
-  expect_tensor(wt.grad(grads).value(), Shape({O, cg, 3, 3}), expected, 1e-4);
+// Batches whose reduction is long enough to be summed in slices (4 samples of 48x48 output
+// pixels: one slice each) and split into parts of output rows (ir/conv_compose.h's row_parts:
+// two parts of 24 rows here, each reading its own input rows with the padding above or below
+// it), grouped, strided and dilated: the weight gradient against plain loops.
+TEST(ModuleConv, WeightGradientSummedOverBatchSlicesAndRowPartsMatchesLoops) {
+  struct Case {
+    int64_t H, W, stride, pad, dil;
+  };
+  // Output rows: 48 (pad 1 at both ends), 24 (stride 2, the last input row unread), 44 (dilation
+  // 2, no padding), 24 (stride 2, pad 2: two rows of padding above, one below).
+  for (Case c : {Case{48, 48, 1, 1, 1}, Case{49, 49, 2, 0, 1}, Case{48, 48, 1, 0, 2},
+                 Case{46, 46, 2, 2, 1}}) {
+    SCOPED_TRACE(::testing::Message() << "H " << c.H << " stride " << c.stride << " pad " << c.pad
+                                      << " dilation " << c.dil);
+    const int64_t N = 4, C = 4, O = 6, G = 2, H = c.H, W = c.W, cg = C / G, og = O / G;
+    const int64_t OH = (H + 2 * c.pad - c.dil * 2 - 1) / c.stride + 1;
+    const int64_t OW = (W + 2 * c.pad - c.dil * 2 - 1) / c.stride + 1;
+    std::vector<double> x = random_values(N * C * H * W, 95), w = random_values(O * cg * 9, 96);
+    std::vector<double> r = random_values(N * O * OH * OW, 97);
+    auto wt = upload<4>(w, {O, cg, 3, 3}).require_grad();
+    auto y = module::conv2d(upload<4>(x, {N, C, H, W}), wt, std::nullopt,
+                            {{c.stride, c.stride}, {c.pad, c.pad}, {c.dil, c.dil}, G});
+    Gradients grads = (y * upload<4>(r, {N, O, OH, OW})).sum().backward();
+    std::vector<double> expected(static_cast<size_t>(O * cg * 9), 0.0);
+    for (int64_t o = 0; o < O; ++o)
+      for (int64_t ch = 0; ch < cg; ++ch)
+        for (int64_t a = 0; a < 3; ++a)
+          for (int64_t b = 0; b < 3; ++b) {
+            double acc = 0;
+            for (int64_t n = 0; n < N; ++n)
+              for (int64_t i = 0; i < OH; ++i)
+                for (int64_t j = 0; j < OW; ++j) {
+                  const int64_t p = i * c.stride - c.pad + a * c.dil;
+                  const int64_t q = j * c.stride - c.pad + b * c.dil;
+                  if (p < 0 || p >= H || q < 0 || q >= W) continue;
+                  acc += x[((n * C + (o / og) * cg + ch) * H + p) * W + q] *
+                         r[((n * O + o) * OH + i) * OW + j];
+                }
+            expected[((o * cg + ch) * 3 + a) * 3 + b] = acc;
+          }
+    expect_tensor(wt.grad(grads).value(), Shape({O, cg, 3, 3}), expected, 1e-4);
+  }
 }
 
 TEST(ModuleConv, BadConfigurationsNameTheOpAndShapes) {

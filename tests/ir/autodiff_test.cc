@@ -238,6 +238,32 @@ TEST_F(ReverseMode, RejectsASeedOfAnotherTypeAndAShortValueMap) {
   EXPECT_THROW(reverse_mode(g, y, seed_for(y), {a}, &short_map), Error);
 }
 
+// conv_block_train's weight gradient (batch 32 of 56x56, 64 -> 64 channels, 3x3, pad 1): one
+// group per sample (32 slices of 3136 terms) and two parts of 28 output rows, each part a
+// convolution over the 29 input rows it reads (the first with the padding above, the second with
+// the padding below).
+TEST_F(ReverseMode, ConvWeightGradientSplitsBatchIntoSlicesAndRowsIntoParts) {
+  ValueId x = in(f32({32, 64, 56, 56})), w = in(f32({64, 64, 3, 3}));
+  ValueId y = b.conv(x, w, {{1, 1}, {1, 1}, {1, 1}, {1, 1}, 1});
+  const ValueId first = g.size();
+  std::vector<ValueId> grads = reverse_mode(g, y, seed_for(y), {w});
+  EXPECT_EQ(g.type(grads[0]), f32({64, 64, 3, 3}));
+  std::vector<ValueId> convs;
+  for (ValueId v = first; v < g.size(); ++v)
+    if (node(v).op == OpKind::Conv) convs.push_back(v);
+  ASSERT_EQ(convs.size(), 2u);
+  for (size_t p = 0; p < convs.size(); ++p) {
+    SCOPED_TRACE(p);
+    const auto& a = node(convs[p]).get<ConvAttrs>();
+    EXPECT_EQ(a.groups, 32);
+    EXPECT_EQ(g.type(node(convs[p]).inputs[0]).shape, Shape({64, 32, 29, 56}));
+    EXPECT_EQ(g.type(node(convs[p]).inputs[1]).shape, Shape({2048, 1, 28, 56}));
+    EXPECT_EQ(a.pad_before, (std::vector<int64_t>{p == 0 ? 1 : 0, 1}));
+    EXPECT_EQ(a.pad_after, (std::vector<int64_t>{p == 1 ? 1 : 0, 1}));
+    EXPECT_EQ(g.type(convs[p]).shape, Shape({64, 2048, 3, 3}));
+  }
+}
+
 // ---------------------------------------------------------------- every primitive's rule
 
 struct RuleCase {
