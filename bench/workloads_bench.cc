@@ -282,16 +282,6 @@ void adam_step(Tensor<2>& p, Tensor<2>& m, Tensor<2>& v, const Tensor<2>& g, int
 // none): 16 * batch * width^2.
 using bench::Mlp3;
 
-// EMBER_BENCH_EARLY_FLUSH=1: the training steps start the device on their forward pass before
-// recording the backward (an A/B of overlapping the host's recording with the device's work).
-bool early_flush() {
-  static const bool on = [] {
-    const char* env = std::getenv("EMBER_BENCH_EARLY_FLUSH");
-    return env != nullptr && std::string(env) == "1";
-  }();
-  return on;
-}
-
 void BM_mlp_train_step(benchmark::State& state) {
   int64_t width = 2048 / (shrink() > 1 ? 16 : 1), batch = 1024 / (shrink() > 1 ? 16 : 1);
   Device dev = bench_device();
@@ -306,7 +296,6 @@ void BM_mlp_train_step(benchmark::State& state) {
       [&] {
         auto diff = model.forward(x) - target;
         loss = (diff * diff).mean();
-        if (early_flush()) flush(dev);
         model = adam.step(1e-3, model, optim::GradientsParams::from_grads(loss.backward(), model));
       },
       0, 16.0 * batch * width * width, /*wall_time=*/true);
@@ -509,7 +498,6 @@ void BM_conv_block_train(benchmark::State& state) {
         auto h = activation::relu(batch_norm(module::conv2d(x, w1, std::nullopt, same), g1, b1));
         auto y =
             activation::relu(batch_norm(module::conv2d(h, w2, std::nullopt, same), g2, b2) + x);
-        if (early_flush()) flush(bench_device());
         Gradients g = y.sum().backward();
         keep = w1.grad(g).value() + w2.grad(g).value();
         for (auto* p : {&g1, &g2, &b1, &b2})
@@ -534,7 +522,6 @@ void BM_conv_block_train_nn(benchmark::State& state) {
       [&] {
         auto h = activation::relu(bn1.forward(module::conv2d(x, w1, std::nullopt, same)));
         auto y = activation::relu(bn2.forward(module::conv2d(h, w2, std::nullopt, same)) + x);
-        if (early_flush()) flush(bench_device());
         Gradients g = y.sum().backward();
         keep = w1.grad(g).value() + w2.grad(g).value();
         for (const nn::BatchNorm* bn : {&bn1, &bn2}) {

@@ -47,6 +47,15 @@ class NoGradGuard {
   bool previous_;
 };
 
+// Whether backward() first starts the work recorded so far (the forward pass) on a device that
+// runs work asynchronously (CUDA), so that the device computes the forward while the host builds
+// and records the backward pass. On by default (EMBER_FLUSH_BEFORE_BACKWARD=0 turns it off at
+// start). Off, forward and backward run in one flush: one launch, kernels fused across the two.
+// Devices that wait for each flush (the CPU, Vulkan) always keep them in one flush. Returns the
+// previous setting.
+bool set_flush_before_backward(bool on);
+bool flush_before_backward();
+
 // The gradients one backward() produced, by leaf. Read them with `leaf.grad(grads)`.
 class Gradients {
  public:

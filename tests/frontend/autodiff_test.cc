@@ -1,5 +1,7 @@
 // Analytic gradient checks and the autodiff API's semantics (tape, leaves, detach, no-grad,
 // checkpointing policies). Finite-difference checks of every op live in grad_check_test.cc.
+#include <optional>
+
 #include "tests/frontend/test_util.h"
 
 namespace ember {
@@ -17,6 +19,26 @@ TEST(Autodiff, SquareSumGivesTwiceX) {
 }
 
 // The Burn Book's example: exp((x + y) @ x), seeded with ones.
+// A value the checkpointing policy recomputes (exp: a memory-bound op) is read instead when the
+// forward was already flushed and the value is still held: backward records fewer ops, and the
+// gradient, 2 exp(2x), is the same.
+TEST(Autodiff, BackwardReadsAHeldComputedValueInsteadOfRecomputingIt) {
+  Device cpu = Device::cpu();
+  auto ops_recorded_by_backward = [&](bool hold) {
+    auto x = Tensor<1>::from_data({0.5, 1.0}, cpu).require_grad();
+    std::optional<Tensor<1>> h = x.exp();
+    auto loss = (*h * *h).sum();
+    sync(cpu);  // the loss read first: the forward is computed
+    if (!hold) h.reset();
+    reset_stats(cpu);
+    Gradients g = loss.backward();
+    expect_tensor(x.grad(g).value(), Shape{2}, {2 * std::exp(1.0), 2 * std::exp(2.0)});
+    return stats(cpu).ops_recorded;
+  };
+  const int64_t held = ops_recorded_by_backward(true), dropped = ops_recorded_by_backward(false);
+  EXPECT_LT(held, dropped);
+}
+
 TEST(Autodiff, BurnBookMatmulExample) {
   std::vector<double> xv = {0.5, -1.0, 2.0, 0.25}, yv = {1.0, 0.5, -0.5, 2.0};
   auto x = Tensor<2>::from_floats({{0.5, -1.0}, {2.0, 0.25}});

@@ -14,6 +14,19 @@ namespace ember::testing {
 inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 inline constexpr double kInf = std::numeric_limits<double>::infinity();
 
+// Keeps forward and backward in one flush for a scope (backward() does not start the forward
+// first on CUDA): for tests of what happens across the two in one plan (fusion, buffer reuse).
+class OneFlushGuard {
+ public:
+  OneFlushGuard() : previous_(set_flush_before_backward(false)) {}
+  ~OneFlushGuard() { set_flush_before_backward(previous_); }
+  OneFlushGuard(const OneFlushGuard&) = delete;
+  OneFlushGuard& operator=(const OneFlushGuard&) = delete;
+
+ private:
+  bool previous_;
+};
+
 // Applies `f` to each value: expected results computed in plain C++.
 template <class F>
 std::vector<double> map(const std::vector<double>& xs, F f) {

@@ -4,6 +4,7 @@
 // kernel count that shows the epilogue fused into the convolution.
 #include <gtest/gtest.h>
 
+#include "tests/frontend/test_util.h"
 #include "tests/jit/gpu_util.h"
 
 namespace ember {
@@ -24,6 +25,7 @@ Tensor<4> batch_norm(const Tensor<4>& x, const Tensor<1>& gamma, const Tensor<1>
 // Everything a training step of the block produces: the loss, the block's output and the
 // gradients of all parameters and of the input.
 std::vector<RawTensor> conv_block_step(const Device& dev, int64_t groups) {
+  testing::OneFlushGuard one_flush;
   auto x = Tensor<4>::from_data(host_uniform({2, 4, 7, 6}, 1), dev).require_grad();
   auto w1 =
       Tensor<4>::from_data(host_uniform({4, 4 / groups, 3, 3}, 2, -0.5, 0.5), dev).require_grad();

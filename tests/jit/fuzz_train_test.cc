@@ -4,7 +4,8 @@
 // random subset of intermediates is still held, as a training loop that prints its loss does. That
 // is where fused kernels write outputs over dying intermediates (in-place reuse), which the
 // forward-only fuzz never exercised. Two steps run: the loss is read (one flush of forward and
-// backward), then the inputs take a gradient step and the second step is recorded and read. Every
+// backward), then the inputs take a gradient step and the second step is recorded and read (on
+// CUDA, where backward() starts the forward first, in two flushes). Every
 // loss, gradient and held intermediate of both steps is compared with the CPU reference, fused (and
 // every fifth program unfused).
 //
@@ -13,9 +14,11 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <optional>
 #include <random>
 
 #include "absl/strings/str_cat.h"
+#include "tests/frontend/test_util.h"
 #include "tests/jit/gpu_util.h"
 
 namespace ember {
@@ -258,11 +261,15 @@ std::vector<RawTensor> run(const TrainSpec& p, uint32_t seed, const Device& dev)
   std::vector<RawTensor> out;
   for (int step = 0; step < 2; ++step) {
     auto [loss, pool] = forward(p, leaves);
+    // The first step keeps forward and backward in one flush; in the second, backward() starts
+    // the forward first where the device runs asynchronously (CUDA).
+    std::optional<testing::OneFlushGuard> one_flush;
+    if (step == 0) one_flush.emplace();
     Gradients grads = loss.backward();
     std::vector<Tensor<4>> held;
     for (int h : p.held) held.push_back(pool[h]);
     pool.clear();                     // only the held values and the gradients survive the flush
-    (void)loss.into_scalar<float>();  // "prints its loss": forward and backward in one flush
+    (void)loss.into_scalar<float>();  // "prints its loss"
     out.push_back(loss.raw());
     for (const Tensor<4>& h : held) out.push_back(h.raw());
     Leaves next;
