@@ -4,10 +4,10 @@
 // random subset of intermediates is still held, as a training loop that prints its loss does. That
 // is where fused kernels write outputs over dying intermediates (in-place reuse), which the
 // forward-only fuzz never exercised. Two steps run: the loss is read (one flush of forward and
-// backward), then the inputs take a gradient step and the second step is recorded and read (on
-// CUDA, where backward() starts the forward first, in two flushes). Every
-// loss, gradient and held intermediate of both steps is compared with the CPU reference, fused (and
-// every fifth program unfused).
+// backward), then the inputs take a gradient step and the second step is recorded and read (in
+// two flushes: the loss read before backward() in half the programs, or on CUDA backward()
+// starting the forward first). Every loss, gradient and held intermediate of both steps is
+// compared with the CPU reference, fused (and every fifth program unfused).
 //
 // EMBER_FUZZ_TRAIN_PROGRAMS raises the count (default 100 per CI run); EMBER_FUZZ_SEED changes
 // the stream; EMBER_FUZZ_TRAIN_FIRST starts at a given program (to rerun a failing seed).
@@ -261,10 +261,13 @@ std::vector<RawTensor> run(const TrainSpec& p, uint32_t seed, const Device& dev)
   std::vector<RawTensor> out;
   for (int step = 0; step < 2; ++step) {
     auto [loss, pool] = forward(p, leaves);
-    // The first step keeps forward and backward in one flush; in the second, backward() starts
-    // the forward first where the device runs asynchronously (CUDA).
+    // The first step keeps forward and backward in one flush. In the second, half the programs
+    // read the loss before backward() (the forward computed first: backward reads the values
+    // still held instead of recomputing them); the others let backward() start the forward
+    // itself where the device runs asynchronously (CUDA).
     std::optional<testing::OneFlushGuard> one_flush;
     if (step == 0) one_flush.emplace();
+    if (step == 1 && seed % 2 == 0) (void)loss.into_scalar<float>();
     Gradients grads = loss.backward();
     std::vector<Tensor<4>> held;
     for (int h : p.held) held.push_back(pool[h]);
