@@ -51,8 +51,8 @@ class NoGradGuard {
 // runs work asynchronously (CUDA), so that the device computes the forward while the host builds
 // and records the backward pass. On by default (EMBER_FLUSH_BEFORE_BACKWARD=0 turns it off at
 // start). Off, forward and backward run in one flush: one launch, kernels fused across the two.
-// Devices that wait for each flush (the CPU, Vulkan) always keep them in one flush. Returns the
-// previous setting.
+// Devices that wait for each flush (the CPU, Vulkan) always keep them in one flush. A forward
+// that fails to compute then throws from backward(). Process-wide; returns the previous setting.
 bool set_flush_before_backward(bool on);
 bool flush_before_backward();
 

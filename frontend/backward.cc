@@ -102,7 +102,8 @@ class BackwardGraph {
     if (n.inputs.empty()) return std::nullopt;
     if (!ir::keeps_for_backward(n.prim, policy_)) {
       RawTensor v = alive(n);
-      return v.defined() && v.is_materialized() ? std::optional<RawTensor>(v) : std::nullopt;
+      const bool computed = v.defined() && v.is_materialized() && v.value()->error.empty();
+      return computed ? std::optional<RawTensor>(v) : std::nullopt;
     }
     if (n.saved.defined()) return n.saved;
     if (RawTensor v = alive(n); v.defined()) return v;
@@ -142,7 +143,8 @@ bool recomputes_a_product_operand(const std::vector<const TapeNode*>& order, Che
     if (op != OpKind::Matmul && op != OpKind::Conv && op != OpKind::Attention) continue;
     for (const auto& input : n->inputs) {
       const TapeNode* in = input.get();
-      while (is_view(in->prim.op) && !in->saved.defined() && in->value.expired())
+      while (is_view(in->prim.op) && !in->inputs.empty() && !in->saved.defined() &&
+             in->value.expired())
         in = in->inputs.front().get();
       if (in->inputs.empty() || in->saved.defined() || !in->value.expired()) continue;
       if (!ir::keeps_for_backward(in->prim, policy)) return true;

@@ -38,8 +38,9 @@ class Device {
 
 // Runs everything recorded for `device` and waits for it.
 void sync(const Device& device = Device::default_device());
-// Starts everything recorded for `device` without waiting for it (a GPU runs it while the host
-// records what comes next); the values are ready when read or after sync().
+// Starts everything recorded for `device`: a CUDA device runs it while the host records what
+// comes next (the CPU and Vulkan finish it before returning); values are ready when read or
+// after sync().
 void flush(const Device& device = Device::default_device());
 
 }  // namespace ember

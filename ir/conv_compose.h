@@ -128,15 +128,16 @@ inline int64_t batch_slices(int64_t n, int64_t pixels) {
 // slice (conv_block_train's: 9), so the blocks come in units of a whole slice's reduction and the
 // last wave may leave most SMs idle (H200: 288 blocks, one per SM, 2.18 waves). Parts make the
 // units finer (the independent convolutions run side by side in a CUDA graph). Parts divide the
-// rows evenly (equal shapes share a kernel) and keep at least kMinPartTerms terms of reduction
-// each. EMBER_CONV_WGRAD_PARTS=n asks for n parts where the rows allow (1: none).
+// rows evenly (the parts inside the input share a kernel; the first and last may differ in their
+// padding) and keep at least kMinPartTerms terms of reduction each. EMBER_CONV_WGRAD_PARTS=n asks
+// for n parts where the rows allow (1: none).
 inline int64_t row_parts(int64_t slice_terms, int64_t rows) {
   constexpr int64_t kMinPartTerms = 512;
   static const int64_t asked = [] {
     const char* env = std::getenv("EMBER_CONV_WGRAD_PARTS");
     return env == nullptr ? int64_t{2} : std::max<int64_t>(1, std::atoll(env));
   }();
-  for (int64_t p = asked; p > 1; --p) {
+  for (int64_t p = std::min(asked, rows); p > 1; --p) {
     if (rows % p == 0 && slice_terms / p >= kMinPartTerms) return p;
   }
   return 1;
@@ -192,14 +193,24 @@ V weight_grad_per_slice(Ops& o, V x, V gy, const ConvAttrs& a, const std::vector
 // Part [r0, r0 + rows) of the output rows (first spatial dim) as a problem of its own: the output
 // gradient's rows and the input rows they read, the padding before them where they start above
 // the input.
+// The input rows [lo, hi) that output rows [r0, r0 + rows) read, and the first row read (negative
+// in the padding above the input).
+struct RowSpan {
+  int64_t first, lo, hi;
+};
+inline RowSpan rows_read(const ConvAttrs& a, const std::vector<int64_t>& kernel, int64_t height,
+                         int64_t r0, int64_t rows) {
+  const int64_t first = r0 * a.stride[0] - a.pad_before[0];
+  const int64_t last = (r0 + rows - 1) * a.stride[0] - a.pad_before[0] +
+                       (kernel[0] - 1) * a.dilation[0];  // inclusive
+  return {first, std::max<int64_t>(first, 0), std::min<int64_t>(last + 1, height)};
+}
+
 template <class Ops, class V>
 V weight_grad_rows(Ops& o, V x, V gy, ConvAttrs a, const std::vector<int64_t>& kernel,
                    int64_t slices, int64_t r0, int64_t rows) {
   const Shape xs = o.shape(x), ys = o.shape(gy);
-  const int64_t first = r0 * a.stride[0] - a.pad_before[0];
-  const int64_t last = (r0 + rows - 1) * a.stride[0] - a.pad_before[0] +
-                       (kernel[0] - 1) * a.dilation[0];  // inclusive
-  const int64_t lo = std::max<int64_t>(first, 0), hi = std::min<int64_t>(last + 1, xs[2]);
+  const auto [first, lo, hi] = rows_read(a, kernel, xs[2], r0, rows);
   std::vector<int64_t> starts(xs.rank(), 0), counts = xs.vector();
   starts[2] = lo, counts[2] = hi - lo;
   x = o.slice(x, starts, counts);
@@ -220,7 +231,15 @@ V weight_grad(Ops& o, V x, V gy, const ConvAttrs& a, const std::vector<int64_t>&
   int64_t pixels = 1;
   for (int d = 2; d < r; ++d) pixels *= ys[d];
   const int64_t slices = batch_slices(n, pixels);
-  const int64_t parts = row_parts(n / slices * pixels, ys[2]), rows = ys[2] / parts;
+  int64_t parts = row_parts(n / slices * pixels, ys[2]), rows = ys[2] / parts;
+  // A part that reads only padding (padding wider than the kernel's reach) stays whole.
+  for (int64_t p = 0; p < parts; ++p) {
+    const RowSpan span = rows_read(a, kernel, xs[2], p * rows, rows);
+    if (span.hi <= span.lo) {
+      parts = 1, rows = ys[2];
+      break;
+    }
+  }
   V gw = parts == 1 ? weight_grad_per_slice(o, x, gy, a, kernel, slices)
                     : weight_grad_rows(o, x, gy, a, kernel, slices, 0, rows);
   for (int64_t p = 1; p < parts; ++p)

@@ -18,7 +18,6 @@ TEST(Autodiff, SquareSumGivesTwiceX) {
   EXPECT_FLOAT_EQ(loss.into_scalar(), 14.0f);
 }
 
-// The Burn Book's example: exp((x + y) @ x), seeded with ones.
 // A value the checkpointing policy recomputes (exp: a memory-bound op) is read instead when the
 // forward was already flushed and the value is still held: backward records fewer ops, and the
 // gradient, 2 exp(2x), is the same.
@@ -39,6 +38,7 @@ TEST(Autodiff, BackwardReadsAHeldComputedValueInsteadOfRecomputingIt) {
   EXPECT_LT(held, dropped);
 }
 
+// The Burn Book's example: exp((x + y) @ x), seeded with ones.
 TEST(Autodiff, BurnBookMatmulExample) {
   std::vector<double> xv = {0.5, -1.0, 2.0, 0.25}, yv = {1.0, 0.5, -0.5, 2.0};
   auto x = Tensor<2>::from_floats({{0.5, -1.0}, {2.0, 0.25}});

@@ -220,7 +220,7 @@ TEST(ModuleConv, WeightGradientSummedOverBatchSlicesAndRowPartsMatchesLoops) {
   };
   // Output rows: 48 (pad 1 at both ends), 24 (stride 2, the last input row unread), 44 (dilation
   // 2, no padding), 24 (stride 2, pad 2: two rows of padding above, one below).
-  for (Case c : {Case{48, 48, 1, 1, 1}, Case{49, 49, 2, 0, 1}, Case{48, 48, 1, 0, 2},
+  for (Case c : {Case{48, 48, 1, 1, 1}, Case{50, 50, 2, 0, 1}, Case{48, 48, 1, 0, 2},
                  Case{46, 46, 2, 2, 1}}) {
     SCOPED_TRACE(::testing::Message() << "H " << c.H << " stride " << c.stride << " pad " << c.pad
                                       << " dilation " << c.dil);
@@ -252,6 +252,30 @@ TEST(ModuleConv, WeightGradientSummedOverBatchSlicesAndRowPartsMatchesLoops) {
           }
     expect_tensor(wt.grad(grads).value(), Shape({O, cg, 3, 3}), expected, 1e-4);
   }
+}
+
+// Padding wider than the kernel's reach: the first of two parts of output rows would read only
+// padding (input rows -3 and 1 of a one-row input, stride 4), so the weight gradient stays
+// whole. 1x1 kernel: dW[o][c] = sum over n, i, j of x[n][c][4 i - 3][j] * r[n][o][i][j].
+TEST(ModuleConv, WeightGradientWithARowPartInThePaddingMatchesLoops) {
+  const int64_t N = 8, C = 4, O = 4, W = 128, OH = 2;
+  std::vector<double> x = random_values(N * C * W, 98), w = random_values(O * C, 99);
+  std::vector<double> r = random_values(N * O * OH * W, 100);
+  auto wt = upload<4>(w, {O, C, 1, 1}).require_grad();
+  auto y =
+      module::conv2d(upload<4>(x, {N, C, 1, W}), wt, std::nullopt, {{4, 1}, {3, 0}, {1, 1}, 1});
+  ASSERT_EQ(y.shape(), Shape({N, O, OH, W}));
+  Gradients grads = (y * upload<4>(r, {N, O, OH, W})).sum().backward();
+  std::vector<double> expected(static_cast<size_t>(O * C), 0.0);
+  for (int64_t o = 0; o < O; ++o)
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t n = 0; n < N; ++n)
+        for (int64_t i = 0; i < OH; ++i) {
+          if (4 * i - 3 != 0) continue;  // the only input row is row 0
+          for (int64_t j = 0; j < W; ++j)
+            expected[o * C + c] += x[(n * C + c) * W + j] * r[((n * O + o) * OH + i) * W + j];
+        }
+  expect_tensor(wt.grad(grads).value(), Shape({O, C, 1, 1}), expected, 1e-4);
 }
 
 TEST(ModuleConv, BadConfigurationsNameTheOpAndShapes) {
