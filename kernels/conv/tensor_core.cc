@@ -1,6 +1,8 @@
 #include "kernels/conv/tensor_core.h"
 
+#include <cstdlib>
 #include <limits>
+#include <string>
 
 #include "kernels/matmul/precision.h"
 
@@ -48,6 +50,16 @@ int64_t stage_bytes(const MmaShape& shape) {
   return shape.shared_bytes();
 }
 constexpr int64_t kMaxKTableBytes = 64 * 1024;
+
+// The two-group split-k f32 tile runs three workgroups per multiprocessor: its launch bound caps
+// it at 80 registers (NVRTC 13, sm_90a: no spills for 2-d convolutions; a 1-d one's tile spills
+// 44-148 bytes there and keeps the compiler's choice). Left to itself NVRTC gives it 128 (two per
+// SM). The other f32 tiles keep the compiler's 128: the 128 x 64 tile at three per SM took 0.256
+// ms against 0.250 for conv2d_resnet's forward (H200, session 28, call 2).
+int simt_workgroups_per_sm(const MmaShape& shape, int spatial_dims) {
+  const bool split2 = shape.threads() == 256 && shape.block_m() == 64;
+  return split2 && spatial_dims == 2 ? 3 : 0;
+}
 
 // The table packs a tap's row and column shifts into 16 bits each, and a row past the input is
 // marked by a shift of 0x7fff: every shift, and every input size plus its padding, must stay
@@ -169,7 +181,12 @@ bool conv_tile_reads(const ir::Graph& g, const std::vector<char>& stored, ValueI
 int conv_simt_tile_for(const ConvShape& s) {
   const int64_t tiles = s.groups * ((s.M + 127) / 128) * ((s.N + 63) / 64);
   if (tiles >= 264) return kConvSimtTile;
-  return s.K >= 1024 ? kConvSimtSplitTile : 0;
+  if (s.K < 1024) return 0;
+  static const int split = [] {
+    const char* env = std::getenv("EMBER_CONV_SIMT_SPLIT");
+    return env != nullptr && std::string(env) == "4" ? kConvSimtSplitTile : kConvSimtSplit2Tile;
+  }();
+  return split;
 }
 
 int conv_tile_heuristic(int64_t groups, int64_t M, int64_t N) {
@@ -256,6 +273,7 @@ void lower_conv_tile(const ir::Graph& g, Emitter& e, const KernelPlan& kp, const
   e.desc().dynamic_shared_bytes =
       static_cast<uint32_t>(stage_bytes(shape) + k_table_bytes(shape, K));
   e.desc().workgroup_size = static_cast<uint32_t>(shape.threads());
+  if (simt) e.desc().min_workgroups_per_sm = simt_workgroups_per_sm(shape, sr);
   // Accumulator (mi, ni, c) of a thread: row g + 8 (c / 2) and column 2 t + c % 2 of fragment
   // (mi, ni) of its warp's tile (the mma.sync C layout).
   const int lid = e.builtin(Builtin::LocalId);

@@ -32,11 +32,13 @@ inline constexpr MmaTile kConvMmaTiles[] = {
     {4, 2, 2, 4, 3, 64},   // 128 x 64, three stages
     {8, 1, 1, 8, 2, 64},   // exact f32 without tensor cores (conv_simt.cuh): 128 x 64, 8 x 4 each
     {4, 4, 1, 2, 2, 64},   // exact f32, 64 x 64 shared by four groups of 128 threads (split k)
+    {4, 2, 1, 4, 2, 64},   // exact f32, 64 x 64 shared by two groups (split k), three per SM
 };
 inline constexpr int kConvMmaTileCount = static_cast<int>(std::size(kConvMmaTiles));
-// The last two tiles are exact f32's (conv_simt.cuh), the others f16/bf16 and TF32 ones.
-inline constexpr int kConvSimtTile = kConvMmaTileCount - 1;
-inline constexpr int kConvSimtSplitTile = kConvMmaTileCount;
+// The last three tiles are exact f32's (conv_simt.cuh), the others f16/bf16 and TF32 ones.
+inline constexpr int kConvSimtTile = kConvMmaTileCount - 2;
+inline constexpr int kConvSimtSplitTile = kConvMmaTileCount - 1;
+inline constexpr int kConvSimtSplit2Tile = kConvMmaTileCount;
 // The conv family's variant for tile T is kConvMmaVariant | T.
 inline constexpr Variant kConvMmaVariant = Variant{1} << 16;
 
@@ -60,10 +62,13 @@ std::optional<ConvTile> conv_tile(const ir::Graph& g, const std::vector<char>& s
 // The most dynamic shared memory a workgroup may opt in to on `backend` (by its target).
 int64_t max_dynamic_shared(const runtime::Backend& backend);
 // The exact f32 tile for conv node n: the 128 x 64 tile for problems of at least 264 of its
-// tiles (two per SM of a large GPU); below that, the split-k 64 x 64 tile for reductions of at
-// least 1024; else 0 (the SIMT template). H200, conv_block_train's weight gradients (32 groups of
+// tiles (two per SM of a large GPU); below that, a split-k 64 x 64 tile for reductions of at
+// least 1024 (two groups, three per SM; EMBER_CONV_SIMT_SPLIT=4: four groups, one per SM); else 0
+// (the SIMT template). H200, conv_block_train's weight gradients (32 groups of
 // 576 x 64 outputs, K = 3136, 160 blocks of 128 x 64): 0.494 ms each on the 128 x 64 tile, 0.458
-// on the SIMT template, 0.326 on the split-k tile (session 25, calls 5, 6 and 8).
+// on the SIMT template, 0.326 on the split-k tile (session 25, calls 5, 6 and 8). Two groups at
+// three per SM against four at one, in two row parts: each part 0.178 ms alone either way, the
+// step's device time 1.62 ms against 1.70 (their kernels share the SMs better; session 28, call 2).
 int conv_simt_tile_for(const ConvShape& s);
 // Whether the tiles read operand `in` of conv node y in place (values computed in the flush
 // laid out contiguously), or could not read it stored either (weight rows of K not a multiple of

@@ -76,7 +76,7 @@ TEST_P(ConvMmaTiles, PaddingStrideDilationGroupsAndOneDim) {
   }
 }
 
-// The tensor-core tiles (the last two are exact f32's: ConvSimtTile).
+// The tensor-core tiles (the last three are exact f32's: ConvSimtTile).
 INSTANTIATE_TEST_SUITE_P(Tiles, ConvMmaTiles, ::testing::Range(1, jit::kConvSimtTile),
                          [](const auto& info) { return "T" + std::to_string(info.param); });
 
@@ -104,7 +104,7 @@ TEST(ConvMma, TrainingStepMatchesCpu) {
 TEST(ConvSimtTile, ExactF32MatchesCpu) {
   EMBER_REQUIRE_TENSOR_CORES();
   auto program = [](const Device& dev) { return three_convolutions(dev, DType::F32, true); };
-  for (const char* mode : {"-1", "0", "10", "11"}) {
+  for (const char* mode : {"-1", "0", "10", "11", "12"}) {
     SCOPED_TRACE(mode);
     setenv("EMBER_CONV_MMA", mode, 1);
     testing::expect_same(program, testing::gpu_device(), 1e-4, 1e-4);

@@ -545,7 +545,7 @@ TEST(CudaCompile, ConvTilesCompileWithNvrtc) {
   };
   int compiled = 0;
   for (int tile = 1; tile <= kConvMmaTileCount; ++tile) {
-    // The last two tiles are exact f32's (no tensor cores): f32 without TF32 only.
+    // The last three tiles are exact f32's (no tensor cores): f32 without TF32 only.
     const bool simt = tile >= kConvSimtTile;
     set_allow_tf32(!simt);
     for (DType t : {DType::F16, DType::BF16, DType::F32}) {
@@ -572,6 +572,11 @@ TEST(CudaCompile, ConvTilesCompileWithNvrtc) {
           ASSERT_NE(source.find(simt ? "conv_simt_tile<" : "conv_mma_tile<"), std::string::npos)
               << lk.desc.name;
           EXPECT_EQ(lk.launch.mma, !simt) << "the f32 tile runs no tensor cores";
+          // The two-group split-k f32 tile's register cap: three workgroups per SM (2-d only).
+          if (tile == kConvSimtSplit2Tile) {
+            EXPECT_EQ(source.find("__launch_bounds__(256, 3)") != std::string::npos, shape < 2)
+                << lk.desc.name;
+          }
           try {
             EXPECT_GT(runtime::cuda::nvrtc_compile(source, lk.desc.name, "sm_90a", false).size(),
                       100u);
@@ -583,7 +588,7 @@ TEST(CudaCompile, ConvTilesCompileWithNvrtc) {
       }
     }
   }
-  EXPECT_EQ(compiled, (kConvSimtTile - 1) * 9 + 2 * 3);
+  EXPECT_EQ(compiled, (kConvSimtTile - 1) * 9 + 3 * 3);
   set_allow_tf32(true);
   ir::Graph g;
   Builder b(g);
