@@ -7,9 +7,9 @@
 #include <cstring>
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "frontend/autodiff.h"
+#include "frontend/detail/forward_flush.h"
 #include "frontend/detail/stream.h"
 #include "frontend/detail/tape.h"
 #include "ir/error.h"
@@ -18,24 +18,6 @@ namespace ember {
 namespace {
 
 using detail::TapeNode;
-
-// Inputs before the nodes that read them; iterative, as tapes can be long chains.
-std::vector<const TapeNode*> topological_order(const TapeNode* root) {
-  std::vector<const TapeNode*> order;
-  absl::flat_hash_set<const TapeNode*> seen{root};
-  std::vector<std::pair<const TapeNode*, size_t>> stack{{root, 0}};
-  while (!stack.empty()) {
-    auto& [node, next] = stack.back();
-    if (next < node->inputs.size()) {
-      const TapeNode* in = node->inputs[next++].get();
-      if (seen.insert(in).second) stack.push_back({in, 0});
-      continue;
-    }
-    order.push_back(node);
-    stack.pop_back();
-  }
-  return order;
-}
 
 class BackwardGraph {
  public:
@@ -125,44 +107,17 @@ std::atomic<bool>& flush_before_backward_setting() {
   return on;
 }
 
-bool is_view(ir::OpKind op) {
-  using ir::OpKind;
-  return op == OpKind::Reshape || op == OpKind::Permute || op == OpKind::Expand ||
-         op == OpKind::Slice || op == OpKind::Flip;
-}
-
-// Whether the backward pass would recompute an operand of a product (matmul, convolution,
-// attention) that nothing holds: the forward stored it for its product, and in one flush the
-// backward shares that copy; after a flush of the forward alone it would be recomputed and stored
-// again (a transformer's softmax probabilities: 2 ms more a step on an H200, session 27).
-// Views are looked through.
-bool recomputes_a_product_operand(const std::vector<const TapeNode*>& order, Checkpointing policy) {
-  using ir::OpKind;
-  for (const TapeNode* n : order) {
-    const OpKind op = n->prim.op;
-    if (op != OpKind::Matmul && op != OpKind::Conv && op != OpKind::Attention) continue;
-    for (const auto& input : n->inputs) {
-      const TapeNode* in = input.get();
-      while (is_view(in->prim.op) && !in->inputs.empty() && !in->saved.defined() &&
-             in->value.expired())
-        in = in->inputs.front().get();
-      if (in->inputs.empty() || in->saved.defined() || !in->value.expired()) continue;
-      if (!ir::keeps_for_backward(in->prim, policy)) return true;
-    }
-  }
-  return false;
-}
-
 // The forward pass starts on an asynchronous device before the backward is built: the host's
 // tape walk, VJP rules and recording then overlap the device's work instead of preceding it
 // (conv_block_train on an H200: 1.77-1.78 ms a step against 1.86-1.90 in one flush, session
-// 27). Not where that would make the backward recompute what the forward stored.
+// 27). Not where the backward would then recompute and store again more product operands than
+// that is worth (detail/forward_flush.h).
 void start_forward(const Device& device, const std::vector<const TapeNode*>& order,
                    Checkpointing policy) {
   if (!flush_before_backward()) return;
   const runtime::Backend& backend = detail::backend_for(device);
   if (!backend.ordered_stream() || backend.runs_on_cpu()) return;
-  if (recomputes_a_product_operand(order, policy)) return;
+  if (detail::recomputed_operand_bytes(order, policy) > detail::kEarlyFlushRecomputeBytes) return;
   detail::Stream::of(device).flush();
 }
 
@@ -179,7 +134,7 @@ Gradients backward(const RawTensor& root, std::optional<Checkpointing> policy) {
   if (!is_float(root.dtype())) {
     throw Error(absl::StrCat("backward: needs a float tensor, got ", root.type().to_string()));
   }
-  std::vector<const TapeNode*> order = topological_order(root.tape().get());
+  std::vector<const TapeNode*> order = detail::topological_order(root.tape().get());
   start_forward(root.device(), order, policy.value_or(checkpointing()));
   BackwardGraph bg(policy.value_or(checkpointing()));
   for (const TapeNode* n : order) bg.add(n);
