@@ -84,7 +84,7 @@ class BackwardGraph {
     if (n.inputs.empty()) return std::nullopt;
     if (!ir::keeps_for_backward(n.prim, policy_)) {
       RawTensor v = alive(n);
-      const bool computed = v.defined() && v.is_materialized() && v.value()->error.empty();
+      const bool computed = v.defined() && detail::Stream::of(v.device()).computed(v);
       return computed ? std::optional<RawTensor>(v) : std::nullopt;
     }
     if (n.saved.defined()) return n.saved;

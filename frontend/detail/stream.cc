@@ -305,6 +305,11 @@ void Stream::flush_locked() {
   last_flush_end_ = std::chrono::steady_clock::now();
 }
 
+bool Stream::computed(const RawTensor& t) {
+  std::lock_guard lock(mutex_);
+  return t.value()->array.has_value() && t.value()->error.empty();
+}
+
 const runtime::Array& Stream::materialize(const RawTensor& t) {
   std::lock_guard lock(mutex_);
   const auto& v = t.value();

@@ -85,6 +85,9 @@ class Stream {
   void flush();
   // Flushes if `t` is pending, then returns its array (throws its error if computing it failed).
   const runtime::Array& materialize(const RawTensor& t);
+  // Whether `t` is computed without error, read under the stream's lock (a flush on another
+  // thread may be setting it): what backward() reads instead of recomputing.
+  bool computed(const RawTensor& t);
 
   const Device& device() const { return device_; }
   int pending_ops() const { return graph_.size(); }
