@@ -15,8 +15,7 @@ bool is_view(ir::OpKind op) {
 
 // The node whose value a product operand reads: views that nothing holds looked through.
 const TapeNode* viewed(const TapeNode* in) {
-  while (is_view(in->prim.op) && !in->inputs.empty() && !in->saved.defined() &&
-         in->value.expired())
+  while (is_view(in->prim.op) && !in->inputs.empty() && !in->saved.defined() && in->value.expired())
     in = in->inputs.front().get();
   return in;
 }

@@ -8,8 +8,7 @@
 namespace ember {
 namespace {
 
-int64_t recomputed(const Tensor<1>& loss,
-                   ir::Checkpointing policy = ir::Checkpointing::balanced) {
+int64_t recomputed(const Tensor<1>& loss, ir::Checkpointing policy = ir::Checkpointing::balanced) {
   return detail::recomputed_operand_bytes(detail::topological_order(loss.raw().tape().get()),
                                           policy);
 }
