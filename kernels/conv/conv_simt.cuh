@@ -43,14 +43,31 @@ __device__ __forceinline__ void conv_simt_tile(const void* X, const void* Wt, co
     *reinterpret_cast<float4*>(a) = make_float4(v[0], v[1], v[2], v[3]);
     *reinterpret_cast<float4*>(a + 4) = make_float4(v[4], v[5], v[6], v[7]);
   };
-  // 16-byte chunks of the weight: row j = q / 4, k chunk q % 4.
+  // 16-byte chunks of the weight: chunk q = gt + GT c is row j = q / 4 = gt / 4 + GT / 4 c at k
+  // chunk q % 4 = gt % 4. With one chunk a thread (the 128 x 64 tile) its row's offsets are
+  // worked out once, leaving a k-tile's copy an add, the bounds and the copy: 708 instructions a
+  // k-tile against 736 (NVRTC 13, sm_90a). With two, keeping them costs the 80-register
+  // split-k tile 56 bytes of spills in its k loop, so they are worked out for each copy.
+  constexpr int CHUNKS = BN * BK / 4 / GT;
+  static_assert(CHUNKS * GT == BN * BK / 4 && GT % 4 == 0, "whole chunks per thread");
+  const uint b_j = gt / 4u, b_k = gt % 4u * 4u;
+  const uint b_row = CHUNKS == 1 ? (n0 + b_j) * p.w_ld : 0u;
+  const uint b_dst = CHUNKS == 1 ? smem_u32(&st[0][BM + b_j][b_k]) : 0u;
   auto copy_b = [&](uint s, uint k0) {
+    if constexpr (CHUNKS == 1) {
+      const uint k = k0 + b_k;
+      const bool in = n0 + b_j < p.N && k < p.K;
+      cp_async16(b_dst + s * uint(sizeof(Stage)), in ? wb + b_row + k : wb,
+                 in ? min(16u, (p.K - k) * 4u) : 0u);
+    } else {
 #pragma unroll
-    for (uint q = gt; q < BN * BK / 4; q += GT) {
-      const uint j = q / 4u, k = k0 + q % 4u * 4u;
-      const bool in = n0 + j < p.N && k < p.K;
-      cp_async16(smem_u32(&st[s][BM + j][q % 4u * 4u]),
-                 in ? wb + uint64_t(n0 + j) * p.w_ld + k : wb, in ? min(16u, (p.K - k) * 4u) : 0u);
+      for (uint q = gt; q < BN * BK / 4; q += GT) {
+        const uint j = q / 4u, k = k0 + q % 4u * 4u;
+        const bool in = n0 + j < p.N && k < p.K;
+        cp_async16(smem_u32(&st[s][BM + j][q % 4u * 4u]),
+                   in ? wb + uint64_t(n0 + j) * p.w_ld + k : wb,
+                   in ? min(16u, (p.K - k) * 4u) : 0u);
+      }
     }
   };
   auto multiply = [&](uint s) {
