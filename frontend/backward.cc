@@ -112,12 +112,11 @@ std::atomic<bool>& flush_before_backward_setting() {
 // (conv_block_train on an H200: 1.77-1.78 ms a step against 1.86-1.90 in one flush, session
 // 27). Not where the backward would then recompute and store again more product operands than
 // that is worth (detail/forward_flush.h).
-void start_forward(const Device& device, const std::vector<const TapeNode*>& order,
-                   Checkpointing policy) {
+void start_forward(const Device& device, const std::vector<const TapeNode*>& order) {
   if (!flush_before_backward()) return;
   const runtime::Backend& backend = detail::backend_for(device);
   if (!backend.ordered_stream() || backend.runs_on_cpu()) return;
-  if (detail::recomputed_operand_bytes(order, policy) > detail::kEarlyFlushRecomputeBytes) return;
+  if (detail::recomputed_operand_bytes(order) > detail::kEarlyFlushRecomputeBytes) return;
   detail::Stream::of(device).flush();
 }
 
@@ -135,7 +134,7 @@ Gradients backward(const RawTensor& root, std::optional<Checkpointing> policy) {
     throw Error(absl::StrCat("backward: needs a float tensor, got ", root.type().to_string()));
   }
   std::vector<const TapeNode*> order = detail::topological_order(root.tape().get());
-  start_forward(root.device(), order, policy.value_or(checkpointing()));
+  start_forward(root.device(), order);
   BackwardGraph bg(policy.value_or(checkpointing()));
   for (const TapeNode* n : order) bg.add(n);
 

@@ -39,8 +39,7 @@ std::vector<const TapeNode*> topological_order(const TapeNode* root) {
   return order;
 }
 
-int64_t recomputed_operand_bytes(const std::vector<const TapeNode*>& order,
-                                 ir::Checkpointing policy) {
+int64_t recomputed_operand_bytes(const std::vector<const TapeNode*>& order) {
   using ir::OpKind;
   absl::flat_hash_set<const TapeNode*> counted;
   int64_t bytes = 0;
@@ -48,10 +47,15 @@ int64_t recomputed_operand_bytes(const std::vector<const TapeNode*>& order,
     const OpKind op = n->prim.op;
     if (op != OpKind::Matmul && op != OpKind::Conv && op != OpKind::Attention) continue;
     for (const auto& input : n->inputs) {
+      // What BackwardGraph (frontend/backward.cc) reads instead of recomputing: leaves and
+      // constants (Input nodes), and values kept on the tape or still held, except sources
+      // (full, iota, random), which it always remakes.
       const TapeNode* in = viewed(input.get());
-      if (in->inputs.empty() || in->saved.defined() || !in->value.expired()) continue;
-      if (ir::keeps_for_backward(in->prim, policy) || !counted.insert(in).second) continue;
-      bytes += in->prim.type.shape.numel() * dtype_size(in->prim.type.dtype);
+      if (in->prim.op == OpKind::Input) continue;
+      const bool source = in->inputs.empty();
+      if (!source && (in->saved.defined() || !in->value.expired())) continue;
+      if (!counted.insert(in).second) continue;
+      bytes += in->prim.type.shape.numel() * static_cast<int64_t>(dtype_size(in->prim.type.dtype));
     }
   }
   return bytes;

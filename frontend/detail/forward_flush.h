@@ -14,11 +14,11 @@ namespace ember::detail {
 std::vector<const TapeNode*> topological_order(const TapeNode* root);
 
 // Bytes of the product operands (matmul, convolution, attention inputs; views looked through)
-// that nothing holds and the policy does not keep: in one flush the backward shares the copy the
-// forward stored for its product; after the forward flushed alone it recomputes and stores each
-// again. Each operand counted once.
-int64_t recomputed_operand_bytes(const std::vector<const TapeNode*>& order,
-                                 ir::Checkpointing policy);
+// that the backward would recompute: sources (full, iota, random) and values neither kept on the
+// tape (`saved`, as the checkpointing policy in force at record time chose) nor still held. In
+// one flush the backward shares the copy the forward stored for its product; after the forward
+// flushed alone it recomputes and stores each again. Each operand counted once.
+int64_t recomputed_operand_bytes(const std::vector<const TapeNode*>& order);
 
 // The most recomputed operand bytes that starting the forward early may cost: an MLP's hidden
 // activations (16 MiB in mlp_train_step) are worth their extra pass; a transformer's attention

@@ -54,11 +54,16 @@ constexpr int64_t kMaxKTableBytes = 64 * 1024;
 // The two-group split-k f32 tile runs three workgroups per multiprocessor: its launch bound caps
 // it at 80 registers (NVRTC 13, sm_90a: no spills for 2-d convolutions; a 1-d one's tile spills
 // 44-148 bytes there and keeps the compiler's choice). Left to itself NVRTC gives it 128 (two per
-// SM). The other f32 tiles keep the compiler's 128: the 128 x 64 tile at three per SM took 0.256
-// ms against 0.250 for conv2d_resnet's forward (H200, session 28, call 2).
-int simt_workgroups_per_sm(const MmaShape& shape, int spatial_dims) {
+// SM). Only where three fit in a Hopper SM's 228 KiB of shared memory (stages and k table, and the
+// driver's 1 KiB each: K up to 4480); parts with less (A100 164 KiB, sm_86/89 100 KiB) fit fewer
+// and get only the register cap (not measured there). The other f32 tiles keep the compiler's
+// 128: the 128 x 64 tile at three per SM took 0.256 ms against 0.250 for conv2d_resnet's forward
+// (H200, session 28, call 2).
+int simt_workgroups_per_sm(const MmaShape& shape, int spatial_dims, int64_t shared_bytes) {
+  constexpr int64_t kSharedPerSm = 228 * 1024, kReservedPerWorkgroup = 1024;
   const bool split2 = shape.threads() == 256 && shape.block_m() == 64;
-  return split2 && spatial_dims == 2 ? 3 : 0;
+  if (!split2 || spatial_dims != 2) return 0;
+  return 3 * (shared_bytes + kReservedPerWorkgroup) <= kSharedPerSm ? 3 : 0;
 }
 
 // The table packs a tap's row and column shifts into 16 bits each, and a row past the input is
@@ -273,7 +278,10 @@ void lower_conv_tile(const ir::Graph& g, Emitter& e, const KernelPlan& kp, const
   e.desc().dynamic_shared_bytes =
       static_cast<uint32_t>(stage_bytes(shape) + k_table_bytes(shape, K));
   e.desc().workgroup_size = static_cast<uint32_t>(shape.threads());
-  if (simt) e.desc().min_workgroups_per_sm = simt_workgroups_per_sm(shape, sr);
+  if (simt) {
+    e.desc().min_workgroups_per_sm =
+        simt_workgroups_per_sm(shape, sr, e.desc().dynamic_shared_bytes);
+  }
   // Accumulator (mi, ni, c) of a thread: row g + 8 (c / 2) and column 2 t + c % 2 of fragment
   // (mi, ni) of its warp's tile (the mma.sync C layout).
   const int lid = e.builtin(Builtin::LocalId);

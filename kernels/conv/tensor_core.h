@@ -33,6 +33,7 @@ inline constexpr MmaTile kConvMmaTiles[] = {
     {8, 1, 1, 8, 2, 64},   // exact f32 without tensor cores (conv_simt.cuh): 128 x 64, 8 x 4 each
     {4, 4, 1, 2, 2, 64},   // exact f32, 64 x 64 shared by four groups of 128 threads (split k)
     {4, 2, 1, 4, 2, 64},   // exact f32, 64 x 64 shared by two groups (split k), three per SM
+                           // where their shared memory fits
 };
 inline constexpr int kConvMmaTileCount = static_cast<int>(std::size(kConvMmaTiles));
 // The last three tiles are exact f32's (conv_simt.cuh), the others f16/bf16 and TF32 ones.

@@ -99,8 +99,9 @@ TEST(ConvMma, TrainingStepMatchesCpu) {
 
 // Exact f32 (no TF32) runs the SIMT tiles (conv_simt.cuh): the same convolutions and a training
 // step against the CPU at f32 tolerances, as chosen (these small problems take the SIMT
-// template), without the tiles (EMBER_CONV_MMA=0), and with each f32 tile forced: 10, and 11
-// (K = 216 and 144 are 14 and 9 k-tiles over four groups, some with one k-tile fewer).
+// template), without the tiles (EMBER_CONV_MMA=0), and with each f32 tile forced: 10, 11 and 12
+// (K = 216 and 144 are 14 and 9 k-tiles over four groups in 11, over two in 12, some groups with
+// one k-tile fewer).
 TEST(ConvSimtTile, ExactF32MatchesCpu) {
   EMBER_REQUIRE_TENSOR_CORES();
   auto program = [](const Device& dev) { return three_convolutions(dev, DType::F32, true); };

@@ -604,6 +604,14 @@ TEST(CudaCompile, ConvTilesCompileWithNvrtc) {
                         {{1, 1}, {1, 1}, {1, 1}, {1, 1}, 1});
   EXPECT_FALSE(admits(g2, big, kConvSimtSplitTile, 99 * 1024));
   EXPECT_TRUE(admits(g2, big, kConvSimtSplitTile, 227 * 1024));
+  // The two-group tile's three per SM need 3 x (40 KiB of stages + 36 KiB of k table + 1 KiB)
+  // = 231 KiB here, more than an SM's 228: no launch bound, the compiler's registers.
+  for (const LoweredKernel& lk : lower_conv(g2, big, kConvSimtSplit2Tile)) {
+    const std::string source = render_cuda(lk.desc);
+    if (source.find("conv_simt_tile<") == std::string::npos) continue;
+    EXPECT_EQ(source.find("__launch_bounds__(256, 3)"), std::string::npos) << lk.desc.name;
+    EXPECT_NE(source.find("__launch_bounds__(256)"), std::string::npos) << lk.desc.name;
+  }
   set_allow_tf32(tf32);
 }
 
