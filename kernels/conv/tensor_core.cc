@@ -61,8 +61,7 @@ constexpr int64_t kMaxKTableBytes = 64 * 1024;
 // (H200, session 28, call 2).
 int simt_workgroups_per_sm(const MmaShape& shape, int spatial_dims, int64_t shared_bytes) {
   constexpr int64_t kSharedPerSm = 228 * 1024, kReservedPerWorkgroup = 1024;
-  const bool split2 = shape.threads() == 256 && shape.block_m() == 64;
-  if (!split2 || spatial_dims != 2) return 0;
+  if (simt_k_split(shape) != 2 || spatial_dims != 2) return 0;
   return 3 * (shared_bytes + kReservedPerWorkgroup) <= kSharedPerSm ? 3 : 0;
 }
 
