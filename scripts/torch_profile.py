@@ -38,6 +38,8 @@ def main():
     ap.add_argument("--no-compile", action="store_true")
     args = ap.parse_args()
     torch.backends.cudnn.benchmark = True
+    # f32 convolutions as Ember computes them (bench/torch_reference.py's conv_block_train).
+    torch.backends.cudnn.allow_tf32 = False
     for name, make in STEPS.items():
         if args.only and args.only not in name:
             continue

@@ -94,15 +94,32 @@ ir::ValueId Stream::scalar_locked(ir::Builder& b, int rank, DType dtype, const i
 // Compared once per flush, in one pass over both graphs (comparing each node as it was
 // recorded cost ~13% of recording a 200-op eager step: the last graph's nodes were out of cache
 // by then). Size and outputs first: a graph that differs in those is not walked at all.
-bool Stream::repeats_last(const std::vector<ir::ValueId>& outputs, bool& scalars_same) const {
-  scalars_same = true;
-  if (graph_.size() != last_graph_.size() || outputs != last_outputs_) return false;
-  for (ir::ValueId i = 0; i < graph_.size(); ++i) {
-    ir::NodeMatch m = ir::match_nodes(graph_.node(i), last_graph_.node(i));
-    if (m == ir::NodeMatch::Different) return false;
-    scalars_same = scalars_same && m == ir::NodeMatch::Same;
+int Stream::find_repeat(const std::vector<ir::ValueId>& outputs, bool& scalars_same) const {
+  for (int r = 0; r < kRecentFlushes; ++r) {
+    const RecentFlush& last = recent_[r];
+    if (last.flushed_at == 0 || graph_.size() != last.graph.size() || outputs != last.outputs)
+      continue;
+    bool same = true, all_scalars = true;
+    for (ir::ValueId i = 0; same && i < graph_.size(); ++i) {
+      ir::NodeMatch m = ir::match_nodes(graph_.node(i), last.graph.node(i));
+      same = m != ir::NodeMatch::Different;
+      all_scalars = all_scalars && m == ir::NodeMatch::Same;
+    }
+    if (same) {
+      scalars_same = all_scalars;
+      return r;
+    }
   }
-  return true;
+  scalars_same = false;
+  return -1;
+}
+
+int Stream::least_recent() const {
+  int oldest = 0;
+  for (int r = 1; r < kRecentFlushes; ++r) {
+    if (recent_[r].flushed_at < recent_[oldest].flushed_at) oldest = r;
+  }
+  return oldest;
 }
 
 RawTensor Stream::pending_value(ir::ValueId id) {
@@ -259,8 +276,12 @@ void Stream::flush_locked() {
     }
   }
   if (!live.empty()) {
-    jit::FlushHints hints{replay_id_};
-    hints.same_graph = repeats_last(outputs, hints.same_scalars);
+    jit::FlushHints hints;
+    const int repeat = find_repeat(outputs, hints.same_scalars);
+    const int slot = repeat >= 0 ? repeat : least_recent();
+    RecentFlush& recent = recent_[slot];
+    hints.stream = recent.replay_id;
+    hints.same_graph = repeat >= 0;
     std::vector<ir::ValueId> recorded_outputs = outputs;  // prune renumbers `outputs`
     // When every pending node is needed (a chain of ops), the graph moves instead of being
     // copied node by node; it moves back if execution throws, so pending values stay intact.
@@ -272,19 +293,21 @@ void Stream::flush_locked() {
     } catch (...) {
       last_flush_end_ = std::chrono::steady_clock::now();
       if (whole) graph_ = std::move(g);
-      last_graph_.clear();  // nothing to replay after a failed flush
-      last_outputs_.clear();
+      recent.graph.clear();  // nothing to replay after a failed flush
+      recent.outputs.clear();
+      recent.flushed_at = 0;
       throw;
     }
-    // The recorded graph is what the next flush compares with; the storage of the one before
+    // The recorded graph is what later flushes compare with; the storage of the one it replaces
     // records the next step (no regrowing).
     if (whole) {
-      std::swap(last_graph_, g);
+      std::swap(recent.graph, g);
       graph_ = std::move(g);
     } else {
-      std::swap(last_graph_, graph_);
+      std::swap(recent.graph, graph_);
     }
-    last_outputs_ = std::move(recorded_outputs);
+    recent.outputs = std::move(recorded_outputs);
+    recent.flushed_at = ++flush_count_;
     for (size_t i = 0; i < live.size(); ++i) {
       live[i]->array = std::move(results[i].array);
       live[i]->error = std::move(results[i].error);

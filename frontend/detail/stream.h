@@ -37,7 +37,9 @@ runtime::Backend& backend_for(const Device& device);
 class Stream {
  public:
   static Stream& of(const Device& device);
-  ~Stream() { jit::release_stream(replay_id_); }
+  ~Stream() {
+    for (const RecentFlush& r : recent_) jit::release_stream(r.replay_id);
+  }
   Stream(const Stream&) = delete;
   Stream& operator=(const Stream&) = delete;
 
@@ -97,11 +99,16 @@ class Stream {
   void reset_unflushed_ops();
 
  private:
-  explicit Stream(Device d) : device_(d), replay_id_(jit::new_stream_id()) {}
+  explicit Stream(Device d) : device_(d) {
+    for (RecentFlush& r : recent_) r.replay_id = jit::new_stream_id();
+  }
   ir::ValueId bind_locked(const RawTensor& t);
-  // Whether the pending graph with `outputs` repeats the last flush's node for node (see
-  // jit::FlushHints); `scalars_same`: and every scalar too.
-  bool repeats_last(const std::vector<ir::ValueId>& outputs, bool& scalars_same) const;
+  // The recent flush that the pending graph with `outputs` repeats node for node (see
+  // jit::FlushHints), or -1; `scalars_same`: and every scalar too.
+  int find_repeat(const std::vector<ir::ValueId>& outputs, bool& scalars_same) const;
+  // The recent flush to replace with one that repeats none: an empty one, else the least
+  // recently flushed.
+  int least_recent() const;
   RawTensor finish_record(ir::ValueId id);
   RawTensor pending_value(ir::ValueId id);
   void flush_locked();
@@ -117,11 +124,18 @@ class Stream {
   int64_t unflushed_ops_ = 0;
   // When the last flush ended (EMBER_LOG=flush reports the recording time since).
   std::optional<std::chrono::steady_clock::time_point> last_flush_end_;
-  // The last flush's graph and outputs.
-  ir::Graph last_graph_;
-  std::vector<ir::ValueId> last_outputs_;
-  // Names this stream's replay slot in the jit (what a repeated flush reuses).
-  uint64_t replay_id_;
+  // The last few distinct flushes' graphs and outputs, each with its own replay slot in the jit
+  // (what a flush that repeats it reuses). A training step flushes its forward, backward and
+  // optimizer update in turn: with only the last flush remembered, none of them would replay.
+  struct RecentFlush {
+    ir::Graph graph;
+    std::vector<ir::ValueId> outputs;
+    uint64_t replay_id = 0;
+    uint64_t flushed_at = 0;  // flush_count_ when last flushed; 0: never
+  };
+  static constexpr int kRecentFlushes = 4;
+  std::array<RecentFlush, kRecentFlushes> recent_;
+  uint64_t flush_count_ = 0;
   // The scalar nodes of the pending graph (scalar_locked), the last few distinct ones.
   struct ScalarNode {
     ir::Scalar value;

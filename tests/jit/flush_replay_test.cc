@@ -70,6 +70,69 @@ TEST(FlushReplay, ReplayedRandomStepsDrawFreshNumbers) {
       << "another seed must draw other numbers";
 }
 
+// Two graphs flushed in turn (a training step's forward and backward, each flushed on its own)
+// each replay their own last plan: a stream remembers its last few distinct flushes.
+TEST(FlushReplay, AlternatingFlushesEachReplay) {
+  EMBER_REQUIRE_GPU_DEVICE();
+  Device dev = testing::gpu_device();
+  for (int i = 0; i < 2; ++i) {
+    chain(dev, 56, 1.0, 0.0)[0].to_data();
+    chain(dev, 88, 1.0, 0.0)[0].to_data();
+  }
+  int64_t before = replays(dev);
+  for (double a : {1.5, 0.5, -2.0}) {
+    testing::expect_same([&](const Device& d) { return chain(d, 56, a, 0.25); }, dev);
+    testing::expect_same([&](const Device& d) { return chain(d, 88, -a, 0.5); }, dev);
+  }
+  EXPECT_EQ(replays(dev) - before, 6) << "each of the two flushes replays its own plan";
+}
+
+// More distinct flushes in turn than a stream remembers: each evicts the one flushed next, so
+// none replays, and every one still computes its own graph.
+TEST(FlushReplay, MoreDistinctFlushesThanRememberedPlanAgain) {
+  EMBER_REQUIRE_GPU_DEVICE();
+  Device dev = testing::gpu_device();
+  const int64_t sizes[] = {24, 32, 40, 48, 56, 64};
+  for (int64_t n : sizes) chain(dev, n, 1.0, 0.0)[0].to_data();
+  int64_t before = replays(dev);
+  for (int round = 0; round < 2; ++round) {
+    for (int64_t n : sizes) {
+      SCOPED_TRACE(n);
+      testing::expect_same([&](const Device& d) { return chain(d, n, 0.75 + round, 0.5); }, dev);
+    }
+  }
+  EXPECT_EQ(replays(dev), before) << "six graphs in turn: each one's memo was evicted";
+}
+
+// A training loop that reads its loss every step (a flush of the forward, its activations held
+// for the backward), then flushes the backward and the update: two flushes a step, both
+// replayed from the third step on, every step's parameters and loss as on the CPU.
+TEST(FlushReplay, TrainingStepFlushedInTwoReplaysBoth) {
+  EMBER_REQUIRE_GPU_DEVICE();
+  Device dev = testing::gpu_device();
+  auto train = [](const Device& d, int steps) -> std::vector<RawTensor> {
+    auto x = Tensor<2>::from_data(testing::host_uniform({16, 32}, 21), d);
+    auto w = Tensor<2>::from_data(testing::host_uniform({32, 8}, 22), d);
+    std::vector<RawTensor> out;
+    for (int s = 0; s < steps; ++s) {
+      auto wg = w.require_grad();
+      auto h = activation::relu(x.matmul(wg));
+      Tensor<1> loss = (h * h).sum();
+      loss.to_data();  // printed by a training loop
+      Gradients g = loss.backward();
+      w = w - wg.grad(g).value() * 0.01;
+      w.to_data();
+      out.push_back(loss.raw());
+    }
+    out.push_back(w.raw());
+    return out;
+  };
+  train(dev, 2);
+  int64_t before = replays(dev);
+  testing::expect_same([&](const Device& d) { return train(d, 4); }, dev, 1e-4, 1e-4);
+  EXPECT_GE(replays(dev) - before, 6) << "a replay per flush from the second step on";
+}
+
 TEST(FlushReplay, ClearedPlansAreNotReplayed) {
   EMBER_REQUIRE_GPU_DEVICE();
   Device dev = testing::gpu_device();
