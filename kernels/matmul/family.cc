@@ -87,7 +87,7 @@ class MatmulFamily final : public AnchoredFamily {
     const KernelPlan& kp = plan.kernels[kernel];
     const MatmulVariant v = matmul_variant(kp.variant);
     KernelGeometry out;
-    if (v.mma == 0 && v.block != kVectorTileBlock) {
+    if (v.mma == 0 && !is_vector_tile(v.block)) {
       lower_matmul_simt(g, plan, e, kp, v, out);
       return out;
     }

@@ -131,7 +131,7 @@ std::optional<TileOperands> tile_operands(const ir::Graph& g, const Plan& plan,
   ValueId a = g.node(mm).inputs[0], b = g.node(mm).inputs[1];
   DType dt = g.type(mm).dtype;
   MmaShape shape;
-  const bool simt = v.mma <= 0;  // v.block == kVectorTileBlock: the CUDA f32 vector tile
+  const bool simt = v.mma <= 0;  // is_vector_tile(v.block): a CUDA f32 vector tile
   if (simt) {
     if (dt != DType::F32) return std::nullopt;
     shape.kind = MmaShape::F32Simt;
@@ -156,12 +156,16 @@ std::optional<TileOperands> tile_operands(const ir::Graph& g, const Plan& plan,
   std::optional<MmaOperand> ob = mma_operand(g.type(b).shape, *vb, r - 2, r - 1, chunk);
   if (!oa || !ob) return std::nullopt;
   if (simt) {
-    // The vector tile reads A K-contiguous and B N-contiguous (x @ w); 8 warps of 16 x 256
-    // outputs in the MmaTile geometry, 128 accumulators per thread; two stages of 32 k
-    // (128-byte rows: 96 KiB).
-    // Whole 16-byte chunks only: K and N multiples of 4 (slices may leave them otherwise).
-    if (!oa->kmajor || ob->kmajor || as[r - 1] % 4 != 0 || os[r - 1] % 4 != 0) return std::nullopt;
-    static_cast<MmaTile&>(shape) = MmaTile{8, 1, 1, 32, 2, 128};
+    // The vector tiles read A K- or M-contiguous and B N-contiguous (x @ w, x^T @ dy); 8 warps
+    // of 16 x 256 (or 16 x 128) outputs in the MmaTile geometry, 128 (64) accumulators per
+    // thread; two stages of 32 k (128-byte rows: 96 KiB, or 64).
+    // Whole 16-byte chunks only: K, N and (M-major A) M multiples of 4 (slices may leave them
+    // otherwise).
+    const int64_t M = os[r - 2];
+    if (ob->kmajor || as[r - 1] % 4 != 0 || os[r - 1] % 4 != 0 || (!oa->kmajor && M % 4 != 0))
+      return std::nullopt;
+    const int frags_n = v.block == kNarrowVectorTileBlock ? 16 : 32;
+    static_cast<MmaTile&>(shape) = MmaTile{8, 1, 1, frags_n, 2, 128};
   } else {
     // The wgmma templates take A K-major only (an M-major A needs the instruction's transposed
     // form and its own shared layout). TF32 has no transposed form at all: it runs through the
@@ -207,7 +211,7 @@ bool tile_reads_in_place(const ir::Graph& g, const std::vector<char>& stored, Va
 
 MatmulVariant admitted(const ir::Graph& g, const Plan& plan, const Emitter::LayoutFn& layout,
                        const KernelPlan& kp, MatmulVariant v) {
-  const bool tile = (v.mma > 0 && v.mma <= kMmaTileCount) || v.block == kVectorTileBlock;
+  const bool tile = (v.mma > 0 && v.mma <= kMmaTileCount) || is_vector_tile(v.block);
   if (!tile) {
     v.mma = 0;
     return v;
@@ -215,7 +219,7 @@ MatmulVariant admitted(const ir::Graph& g, const Plan& plan, const Emitter::Layo
   std::optional<TileOperands> t = tile_operands(g, plan, layout, kp, v);
   if (!t) {
     v.mma = 0;
-    if (v.block == kVectorTileBlock) v.block = 8;
+    if (is_vector_tile(v.block)) v.block = 8;
     return v;
   }
   if (v.mma > 0 && kMmaTiles[v.mma - 1].wgmma && !t->shape.wgmma) v.mma = mma_sync_tile(v.mma);

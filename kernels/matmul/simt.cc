@@ -60,9 +60,9 @@ void lower_matmul_simt(const ir::Graph& g, const Plan& plan, Emitter& e, const K
   gemm.N = os[r - 1];
   gemm.K = as[r - 1];
   // (The vector tile's operands did not suit it: the largest block of this template instead.)
-  gemm.block = v.block == kVectorTileBlock ? 8
-               : v.block > 0               ? v.block
-                                           : matmul_block(gemm.M, gemm.N, gemm.batch);
+  gemm.block = is_vector_tile(v.block) ? 8
+               : v.block > 0           ? v.block
+                                       : matmul_block(gemm.M, gemm.N, gemm.batch);
   gemm.stages = v.stages;
   gemm.acc = compute_type(g.type(mm).dtype);
   gemm.a_along_rows = reads_transposed(g, plan, a);

@@ -247,8 +247,8 @@ void lower_matmul_tile(const ir::Graph& g, Emitter& e, const KernelPlan& kp, Til
   // A copy-engine tile adds its producer warpgroup; one workgroup per SM either way.
   e.desc().workgroup_size = static_cast<uint32_t>(shape.threads() + (shape.tma ? 128 : 0));
   // One workgroup per SM: its registers (the vector tile's 128 accumulators per thread, or a
-  // producer warpgroup's share) are the budget.
-  if (simt || shape.tma) e.desc().min_workgroups_per_sm = 1;
+  // producer warpgroup's share) are the budget. The narrow vector tile's 64 fit two per SM.
+  if (simt || shape.tma) e.desc().min_workgroups_per_sm = simt && shape.block_n() == 128 ? 2 : 1;
   // Accumulator (mi, ni, c) of a thread holds output row g + 8 (c / 2) and column 2 t + c % 2
   // of fragment (mi, ni) of its warp's tile (the mma.sync C layout).
   int lid = e.builtin(Builtin::LocalId);
@@ -261,13 +261,14 @@ void lower_matmul_tile(const ir::Graph& g, Emitter& e, const KernelPlan& kp, Til
   int t_col = mul(rem(lane, u(4)), u(2));
   CType out_t = compute_type(dt);
   if (simt) {
-    // Accumulator 16 i + j: row 16 warp + 8 (lane / 16) + i, column 64 (j / 4) + 4 (lane % 16)
-    // + j % 4.
+    // Accumulator CJ i + j (CJ = BN / 16 columns a thread): row 16 warp + 8 (lane / 16) + i,
+    // column 64 (j / 4) + 4 (lane % 16) + j % 4.
+    const int cj = shape.block_n() / 16;
     int rows = add(m0, add(mul(warp, u(16)), mul(div(lane, u(16)), u(8))));
     int cols = add(n0, mul(rem(lane, u(16)), u(4)));
     for (int i = 0; i < 8; ++i) {
-      for (int j = 0; j < 16; ++j) {
-        int accv = e.expr({XOp::ArrayLoad, CType::Float, decl.var, 0, {u(i * 16 + j)}});
+      for (int j = 0; j < cj; ++j) {
+        int accv = e.expr({XOp::ArrayLoad, CType::Float, decl.var, 0, {u(i * cj + j)}});
         store_matmul_outputs(e, kp, e.cast(accv, out_t), bdims, add(rows, u(i)),
                              add(cols, u(64 * (j / 4) + j % 4)), pM, pN);
       }

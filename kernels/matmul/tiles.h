@@ -11,9 +11,15 @@ namespace ember::jit {
 
 inline constexpr int kMatmulTile = 16;  // SIMT: 16 x 16 threads; K advances 16 per stage
 // MatmulVariant::block selecting the CUDA f32 vector tile (MmaShape::F32Simt, 128 x 256) instead
-// of the SIMT template; admitted only where its operands suit it (a K-major A, an N-major B,
-// aligned rows), else the variant is the SIMT template with block 8.
+// of the SIMT template; admitted only where its operands suit it (an N-major B, aligned rows),
+// else the variant is the SIMT template with block 8.
 inline constexpr int kVectorTileBlock = 16;
+// The narrow vector tile (128 x 128): for outputs that give the wide one too few tiles to fill a
+// large GPU (mlp_train_step's 1024 x 2048: 64 wide tiles, 128 narrow ones).
+inline constexpr int kNarrowVectorTileBlock = 17;
+inline bool is_vector_tile(int block) {
+  return block == kVectorTileBlock || block == kNarrowVectorTileBlock;
+}
 
 // A matmul kernel's variant: the SIMT template's per-thread block (1, 2, 4 or 8 outputs
 // squared, or kVectorTileBlock) with its pipeline stages (2 loads the next k-tile into registers

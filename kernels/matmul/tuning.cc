@@ -49,8 +49,12 @@ int heuristic_block(const runtime::Backend& backend, const Problem& p) {
   // On CUDA (sm_80 on: cp.async, 96 KiB of shared memory) the f32 vector tile (128 x 256)
   // replaces the 128 x 128 SIMT block where it still gives a large GPU a tile per SM (H100,
   // 4096^3 in ember_bench: 3.15-3.17 ms against 3.76 for the SIMT template, session 8).
-  const int64_t tiles = p.batch * ((p.m + 127) / 128) * ((p.n + 255) / 256);
-  return block == 8 && has_tensor_cores(backend) && tiles >= 128 ? kVectorTileBlock : block;
+  // Where the wide tile leaves SMs idle, the narrow one (128 x 128) takes outputs that give it
+  // a tile per SM (H200, mlp_train_step's 1024 x 2048: session 29).
+  if (block != 8 || !has_tensor_cores(backend)) return block;
+  const int64_t rows = p.batch * ((p.m + 127) / 128);
+  if (rows * ((p.n + 255) / 256) >= 128) return kVectorTileBlock;
+  return rows * ((p.n + 127) / 128) >= 128 ? kNarrowVectorTileBlock : block;
 }
 
 // The SIMT variants `backend` runs for `dtype`: the vector tile only for f32 on CUDA sm_80 and
@@ -59,7 +63,7 @@ std::vector<int> simt_blocks(const runtime::Backend& backend, DType dtype) {
   const bool tile = has_tensor_cores(backend) && dtype == DType::F32;
   std::vector<int> blocks;
   for (int r : kMatmulBlocks) {
-    if (r != kVectorTileBlock || tile) blocks.push_back(r);
+    if (!is_vector_tile(r) || tile) blocks.push_back(r);
   }
   return blocks;
 }
@@ -131,8 +135,8 @@ autotune::TuneKey matmul_tune_key(const ir::Graph& g, ir::ValueId mm,
 }
 
 MatmulChoice choose_matmul(const ir::Graph& g, ir::ValueId v, const runtime::Backend& backend) {
-  // EMBER_MATMUL_BLOCK=1|2|4|8 (16: the CUDA vector tile) forces a block, EMBER_MMA_TILE=1..N a
-  // tensor-core tile.
+  // EMBER_MATMUL_BLOCK=1|2|4|8 (16, 17: the CUDA vector tiles) forces a block, EMBER_MMA_TILE=1..N
+  // a tensor-core tile.
   const int forced_block = forced_variant("EMBER_MATMUL_BLOCK", simt_blocks(backend, DType::F32));
   // EMBER_MATMUL_STAGES=1|2 forces the SIMT template's pipeline stages.
   const int forced_stages = forced_variant("EMBER_MATMUL_STAGES", {1, 2});

@@ -15,8 +15,8 @@
 
 namespace ember::jit {
 
-// SIMT variants: the SIMT template's blocks, then (CUDA only) kVectorTileBlock.
-inline constexpr int kMatmulBlocks[] = {1, 2, 4, 8, kVectorTileBlock};
+// SIMT variants: the SIMT template's blocks, then (CUDA only) the vector tiles.
+inline constexpr int kMatmulBlocks[] = {1, 2, 4, 8, kVectorTileBlock, kNarrowVectorTileBlock};
 
 // Whether `backend` has tensor cores (CUDA sm_80 and later: mma.sync, cp.async).
 bool has_tensor_cores(const runtime::Backend& backend);

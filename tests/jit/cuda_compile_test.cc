@@ -459,51 +459,62 @@ TEST(CudaCompile, Tf32TiledViews) {
   }
 }
 
-// The f32 vector tile (MatmulVariant::block = kVectorTileBlock) compiles, batched with a fused
-// epilogue, for x @ w; x @ w^T, x^T @ w and rows of an odd length take the SIMT template.
+// The f32 vector tiles (MatmulVariant::block = kVectorTileBlock, 128 x 256, and
+// kNarrowVectorTileBlock, 128 x 128, two per SM) compile, batched with a fused epilogue, for
+// x @ w and x^T @ w (an M-major A); x @ w^T and rows of an odd length take the SIMT template.
 TEST(CudaCompile, VectorTileCompilesOrFallsBack) {
   EMBER_SKIP_UNLESS(runtime::cuda::nvrtc_version() != "none", "NVRTC unavailable");
-  int tiles = 0;
-  // A B, A B^T, A^T B, odd K, and a K of 70 sliced from rows of 72 (aligned rows, a partial
-  // last chunk).
-  for (int layout = 0; layout < 5; ++layout) {
-    ir::Graph g;
-    Builder b(g);
-    const int64_t k = layout == 3 ? 71 : layout == 4 ? 70 : 72;
-    ValueId a = layout == 2 ? b.permute(in(b, DType::F32, {2, k, 136}), {0, 2, 1})
-                : layout == 4
-                    ? b.slice(in(b, DType::F32, {2, 136, 72}), {0, 0, 0}, {2, 136, 70}, {1, 1, 1})
-                    : in(b, DType::F32, {2, 136, k});
-    ValueId w = layout == 1 ? b.permute(in(b, DType::F32, {1, 200, k}), {0, 2, 1})
-                            : in(b, DType::F32, {1, k, 200});
-    ValueId y = b.unary(UnaryFn::Tanh,
-                        b.binary(BinaryFn::Add, b.matmul(a, w), in(b, DType::F32, {1, 1, 200})));
-    Plan plan = make_plan(g, {y}, true);
-    std::vector<runtime::Array> layouts;
-    for (ValueId v = 0; v < g.size(); ++v)
-      layouts.push_back(runtime::Array::contiguous(nullptr, g.type(v)));
-    auto lay = [&](ValueId v) -> const runtime::Array& { return layouts[v]; };
-    for (KernelPlan& kp : plan.kernels) {
-      if (kp.family == &matmul_family())
-        kp.variant = pack(admitted(g, plan, lay, kp, MatmulVariant{kVectorTileBlock, 0, 1}));
+  for (int block : {kVectorTileBlock, kNarrowVectorTileBlock}) {
+    SCOPED_TRACE(block);
+    const int64_t bn = block == kVectorTileBlock ? 256 : 128;
+    int tiles = 0;
+    // A B, A B^T, A^T B, odd K, and a K of 70 sliced from rows of 72 (aligned rows, a partial
+    // last chunk).
+    for (int layout = 0; layout < 5; ++layout) {
+      ir::Graph g;
+      Builder b(g);
+      const int64_t k = layout == 3 ? 71 : layout == 4 ? 70 : 72;
+      ValueId a = layout == 2 ? b.permute(in(b, DType::F32, {2, k, 136}), {0, 2, 1})
+                  : layout == 4
+                      ? b.slice(in(b, DType::F32, {2, 136, 72}), {0, 0, 0}, {2, 136, 70}, {1, 1, 1})
+                      : in(b, DType::F32, {2, 136, k});
+      ValueId w = layout == 1 ? b.permute(in(b, DType::F32, {1, 200, k}), {0, 2, 1})
+                              : in(b, DType::F32, {1, k, 200});
+      ValueId y = b.unary(UnaryFn::Tanh,
+                          b.binary(BinaryFn::Add, b.matmul(a, w), in(b, DType::F32, {1, 1, 200})));
+      Plan plan = make_plan(g, {y}, true);
+      std::vector<runtime::Array> layouts;
+      for (ValueId v = 0; v < g.size(); ++v)
+        layouts.push_back(runtime::Array::contiguous(nullptr, g.type(v)));
+      auto lay = [&](ValueId v) -> const runtime::Array& { return layouts[v]; };
+      for (KernelPlan& kp : plan.kernels) {
+        if (kp.family == &matmul_family())
+          kp.variant = pack(admitted(g, plan, lay, kp, MatmulVariant{block, 0, 1}));
+      }
+      SCOPED_TRACE(absl::StrCat("layout ", layout));
+      ASSERT_EQ(plan.kernels.size(), 1u);
+      LoweredKernel lk = lower_kernel(g, plan, 0, lay);
+      std::string source = render_cuda(lk.desc);
+      const bool tile = source.find("simt_tile<") != std::string::npos;
+      EXPECT_EQ(tile, layout == 0 || layout == 2);
+      EXPECT_FALSE(lk.launch.mma);  // no tensor cores
+      const std::string bound =
+          block == kVectorTileBlock ? "__launch_bounds__(256, 1)" : "__launch_bounds__(256, 2)";
+      EXPECT_EQ(source.find(bound) != std::string::npos, tile);
+      if (tile) {
+        EXPECT_EQ(lk.desc.dynamic_shared_bytes, 2u * (128 + bn) * 32 * 4);
+        EXPECT_NE(source.find(absl::StrCat(", ", bn, layout == 2 ? ", false>(" : ", true>(")),
+                  std::string::npos);
+      }
+      try {
+        EXPECT_GT(runtime::cuda::nvrtc_compile(source, lk.desc.name, "sm_90a", false).size(), 100u);
+        tiles += tile;
+      } catch (const Error& e) {
+        ADD_FAILURE() << e.what();
+      }
     }
-    SCOPED_TRACE(absl::StrCat("layout ", layout));
-    ASSERT_EQ(plan.kernels.size(), 1u);
-    LoweredKernel lk = lower_kernel(g, plan, 0, lay);
-    std::string source = render_cuda(lk.desc);
-    const bool tile = source.find("simt_tile<") != std::string::npos;
-    EXPECT_EQ(tile, layout == 0);
-    EXPECT_FALSE(lk.launch.mma);  // no tensor cores
-    EXPECT_EQ(source.find("__launch_bounds__(256, 1)") != std::string::npos, tile);
-    if (tile) EXPECT_EQ(lk.desc.dynamic_shared_bytes, 2u * (128 + 256) * 32 * 4);
-    try {
-      EXPECT_GT(runtime::cuda::nvrtc_compile(source, lk.desc.name, "sm_90a", false).size(), 100u);
-      tiles += tile;
-    } catch (const Error& e) {
-      ADD_FAILURE() << e.what();
-    }
+    EXPECT_EQ(tiles, 2);
   }
-  EXPECT_EQ(tiles, 1);
 }
 
 TEST(CudaCompile, UnalignedMatmulRowsFallBackToSimt) {

@@ -18,8 +18,9 @@ namespace {
 class MatmulBlocks : public ::testing::TestWithParam<std::tuple<int, int>> {
  protected:
   void SetUp() override {
-    // Block 16 is CUDA's f32 vector tile (jit::kVectorTileBlock); no other backend has it.
-    if (block() == jit::kVectorTileBlock && testing::gpu_device().type() != DeviceType::Cuda) {
+    // Blocks 16 and 17 are CUDA's f32 vector tiles (jit::is_vector_tile); no other backend has
+    // them.
+    if (jit::is_vector_tile(block()) && testing::gpu_device().type() != DeviceType::Cuda) {
       GTEST_SKIP() << "the vector tile is CUDA's";
     }
     setenv("EMBER_MATMUL_BLOCK", std::to_string(block()).c_str(), 1);
@@ -102,7 +103,7 @@ TEST_P(MatmulBlocks, EmptyK) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Blocks, MatmulBlocks,
-                         ::testing::Combine(::testing::Values(1, 2, 4, 8, 16),
+                         ::testing::Combine(::testing::Values(1, 2, 4, 8, 16, 17),
                                             ::testing::Values(1, 2)),
                          [](const auto& info) {
                            return "R" + std::to_string(std::get<0>(info.param)) + "S" +

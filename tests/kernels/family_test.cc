@@ -118,23 +118,33 @@ TEST(MatmulAdmission, TileThatCannotReadTheOperandsBecomesSimt) {
   EXPECT_EQ(ragged.admit({2, 1, 1}).mma, 0);
 }
 
-TEST(MatmulAdmission, VectorTileNeedsKMajorAAndNMajorB) {
-  MatmulCase fits(DType::F32, 256, 256, 64, false, false);
-  EXPECT_EQ(fits.admit({kVectorTileBlock, 0, 2}).block, kVectorTileBlock);
-  MatmulCase b_kmajor(DType::F32, 256, 256, 64, false, true);
-  MatmulVariant v = b_kmajor.admit({kVectorTileBlock, 0, 2});
-  EXPECT_EQ(v.block, 8);
-  EXPECT_EQ(v.mma, 0);
-  MatmulCase odd_k(DType::F32, 256, 256, 66, false, false);  // K not a multiple of 4
-  EXPECT_EQ(odd_k.admit({kVectorTileBlock, 0, 2}).block, 8);
+TEST(MatmulAdmission, VectorTilesNeedAnNMajorBAndWholeChunks) {
+  for (int block : {kVectorTileBlock, kNarrowVectorTileBlock}) {
+    SCOPED_TRACE(block);
+    MatmulCase fits(DType::F32, 256, 256, 64, false, false);
+    EXPECT_EQ(fits.admit({block, 0, 2}).block, block);
+    // x^T @ dy: an M-major A is read M-contiguous.
+    MatmulCase m_major(DType::F32, 256, 256, 64, true, false);
+    EXPECT_EQ(m_major.admit({block, 0, 2}).block, block);
+    MatmulCase b_kmajor(DType::F32, 256, 256, 64, false, true);
+    MatmulVariant v = b_kmajor.admit({block, 0, 2});
+    EXPECT_EQ(v.block, 8);
+    EXPECT_EQ(v.mma, 0);
+    MatmulCase odd_k(DType::F32, 256, 256, 66, false, false);  // K not a multiple of 4
+    EXPECT_EQ(odd_k.admit({block, 0, 2}).block, 8);
+    MatmulCase odd_m(DType::F32, 254, 256, 64, true, false);  // M-major rows of 254
+    EXPECT_EQ(odd_m.admit({block, 0, 2}).block, 8);
+    MatmulCase odd_m_kmajor(DType::F32, 254, 256, 64, false, false);  // rows may be ragged
+    EXPECT_EQ(odd_m_kmajor.admit({block, 0, 2}).block, block);
+  }
 }
 
 TEST(MatmulAdmission, LoweringAFrozenVariantTheOperandsDoNotAdmitIsABug) {
-  MatmulCase m_major(DType::F32, 256, 256, 64, true, false);
-  m_major.plan.kernels[0].variant = pack({kVectorTileBlock, 0, 2});
-  EXPECT_THROW(lower_kernel(m_major.g, m_major.plan, 0, m_major.layout()), std::logic_error);
-  m_major.plan.kernels[0].variant = pack(m_major.admit({kVectorTileBlock, 0, 2}));
-  EXPECT_FALSE(lower_kernel(m_major.g, m_major.plan, 0, m_major.layout()).launch.mma);
+  MatmulCase b_kmajor(DType::F32, 256, 256, 64, false, true);
+  b_kmajor.plan.kernels[0].variant = pack({kVectorTileBlock, 0, 2});
+  EXPECT_THROW(lower_kernel(b_kmajor.g, b_kmajor.plan, 0, b_kmajor.layout()), std::logic_error);
+  b_kmajor.plan.kernels[0].variant = pack(b_kmajor.admit({kVectorTileBlock, 0, 2}));
+  EXPECT_FALSE(lower_kernel(b_kmajor.g, b_kmajor.plan, 0, b_kmajor.layout()).launch.mma);
 }
 
 }  // namespace
