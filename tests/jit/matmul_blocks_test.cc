@@ -90,6 +90,28 @@ TEST_P(MatmulBlocks, AlignedRowsWithRaggedEdges) {
   });
 }
 
+// Transposed operands that the vector tiles read as they are stored (the contiguous extents
+// multiples of 4): an M-major A (a weight gradient x^T @ dy) and a K-major B (an input gradient
+// dy @ w^T), with ragged edges against their 128-row and 128- or 256-column blocks, batches (B
+// broadcast), and a transposed operand computed in the flush (stored by the planner first).
+TEST_P(MatmulBlocks, TransposedOperandsWithRaggedEdges) {
+  EMBER_REQUIRE_GPU_DEVICE();
+  testing::expect_same_fused_and_unfused([](const Device& dev) -> std::vector<RawTensor> {
+    auto x = Tensor<2>::from_data(testing::host_uniform({100, 260}, 81), dev);
+    auto dy = Tensor<2>::from_data(testing::host_uniform({100, 140}, 82), dev);
+    auto w = Tensor<2>::from_data(testing::host_uniform({134, 140}, 85), dev);
+    auto xs = Tensor<3>::from_data(testing::host_uniform({2, 44, 132}, 83), dev);
+    auto ys = Tensor<3>::from_data(testing::host_uniform({2, 44, 72}, 84), dev);
+    auto ws = Tensor<3>::from_data(testing::host_uniform({1, 60, 72}, 86), dev);
+    auto gw = x.swap_dims(0, 1).matmul(dy);                // [260, 140], K = 100
+    auto gx = dy.matmul(w.swap_dims(0, 1));                // [100, 134], K = 140
+    auto batched = xs.swap_dims(1, 2).matmul(ys) * 0.5;    // [2, 132, 72]
+    auto batched_t = ys.matmul(ws.swap_dims(1, 2)) + 1.0;  // [2, 44, 60]
+    auto of_expr = (x * 2.0).swap_dims(0, 1).matmul(dy);   // A computed in the flush
+    return {gw.raw(), gx.raw(), batched.raw(), batched_t.raw(), of_expr.raw()};
+  });
+}
+
 // K = 0: a sum of nothing, zeros (the two-stage pipeline loads nothing ahead then).
 TEST_P(MatmulBlocks, EmptyK) {
   EMBER_REQUIRE_GPU_DEVICE();
@@ -100,6 +122,30 @@ TEST_P(MatmulBlocks, EmptyK) {
         return {(a.matmul(b) + 1.0).raw()};
       },
       testing::gpu_device());
+}
+
+// Without a tuned winner, an f32 product on CUDA takes the wide vector tile where it gives 128
+// tiles, else the narrow one where that does (mlp_train_step's 1024 x 2048), else the template.
+TEST(MatmulHeuristic, VectorTileWidthFollowsTheTileCount) {
+  EMBER_REQUIRE_GPU_DEVICE();
+  if (testing::gpu_device().type() != DeviceType::Cuda)
+    GTEST_SKIP() << "the vector tiles are CUDA's";
+  setenv("EMBER_AUTOTUNE", "off", 1);
+  for (auto [m, n, block] : {std::tuple{int64_t{2048}, int64_t{2048}, jit::kVectorTileBlock},
+                             {1024, 2048, jit::kNarrowVectorTileBlock},
+                             {512, 1024, 0}}) {
+    SCOPED_TRACE(::testing::Message() << m << " x " << n);
+    ir::Graph g;
+    ir::Builder b(g);
+    ir::ValueId mm = b.matmul(b.input(0, {DType::F32, {m, 64}}), b.input(1, {DType::F32, {64, n}}));
+    auto choices = jit::choose_matmul_blocks(g, detail::backend_for(testing::gpu_device()));
+    if (block > 0) {
+      EXPECT_EQ(choices[mm].block, block);
+    } else {
+      EXPECT_FALSE(jit::is_vector_tile(choices[mm].block)) << "32 narrow tiles: the template";
+    }
+  }
+  unsetenv("EMBER_AUTOTUNE");
 }
 
 INSTANTIATE_TEST_SUITE_P(Blocks, MatmulBlocks,
