@@ -134,7 +134,7 @@ std::string tensor_core_call(const MmaShape& m, const std::string& a, const std:
   std::string call =
       m.kind == MmaShape::F32Simt
           ? absl::StrCat("simt_tile<", m.row_bytes / 4, ", ", m.stages, ", ", m.block_n(), ", ",
-                         m.a_kmajor ? "true" : "false", ", ", m.b_kmajor ? "true" : "false", ">(")
+                         m.a_kmajor ? "true" : "false", ">(")
       : m.wgmma ? absl::StrCat("wgmma_tile<", static_cast<int>(m.kind), ", ", m.b_kmajor, ", ",
                                m.warps_m, ", ", m.block_n(), ", ", m.stages, ">(")
                 : absl::StrCat("mma_tile<", static_cast<int>(m.kind), ", ", m.a_kmajor, ", ",

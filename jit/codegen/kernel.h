@@ -138,10 +138,8 @@ struct MmaShape : MmaTile {
   int out_block_n() const { return swap ? block_m() : block_n(); }
   int element_bytes() const { return kind == TF32 || kind == F32Simt ? 4 : 2; }
   // wgmma tiles add 1 KiB so that the stages can start on a swizzle atom (1024-byte) boundary.
-  // The f32 vector tile pads a K-major B's rows by 16 bytes (simt_tile.cuh).
   int shared_bytes() const {
-    const int b_row = kind == F32Simt && b_kmajor ? row_bytes + 16 : row_bytes;
-    return stages * (block_m() * row_bytes + block_n() * b_row) + (wgmma ? 1024 : 0);
+    return stages * (block_m() + block_n()) * row_bytes + (wgmma ? 1024 : 0);
   }
   int pack() const {
     const uint32_t bits = kind | a_kmajor << 2 | b_kmajor << 3 | warps_m << 4 | warps_n << 8 |

@@ -156,13 +156,14 @@ std::optional<TileOperands> tile_operands(const ir::Graph& g, const Plan& plan,
   std::optional<MmaOperand> ob = mma_operand(g.type(b).shape, *vb, r - 2, r - 1, chunk);
   if (!oa || !ob) return std::nullopt;
   if (simt) {
-    // The vector tiles read each operand along its contiguous dim (x @ w, x^T @ dy, dy @ w^T);
-    // 8 warps of 16 x 256 (or 16 x 128) outputs in the MmaTile geometry, 128 (64) accumulators
-    // per thread; two stages of 32 k (128-byte rows: 96 KiB, or 64; a K-major B's rows padded).
-    // Whole 16-byte chunks only: the contiguous extents multiples of 4 (slices may leave them
+    // The vector tiles read A K- or M-contiguous and B N-contiguous (x @ w, x^T @ dy); 8 warps
+    // of 16 x 256 (or 16 x 128) outputs in the MmaTile geometry, 128 (64) accumulators per
+    // thread; two stages of 32 k (128-byte rows: 96 KiB, or 64).
+    // Whole 16-byte chunks only: K, N and (M-major A) M multiples of 4 (slices may leave them
     // otherwise).
-    const int64_t M = os[r - 2], N = os[r - 1], K = as[r - 1];
-    if ((oa->kmajor ? K : M) % 4 != 0 || (ob->kmajor ? K : N) % 4 != 0) return std::nullopt;
+    const int64_t M = os[r - 2];
+    if (ob->kmajor || as[r - 1] % 4 != 0 || os[r - 1] % 4 != 0 || (!oa->kmajor && M % 4 != 0))
+      return std::nullopt;
     const int frags_n = v.block == kNarrowVectorTileBlock ? 16 : 32;
     static_cast<MmaTile&>(shape) = MmaTile{8, 1, 1, frags_n, 2, 128};
   } else {

@@ -2,29 +2,22 @@
 // helpers they use): 128 x BN outputs (BN 256 or 128), 256 threads of 8 x BN / 16 (warp w: rows
 // 16 w + 8 (lane / 16) + i, columns 64 h + 4 (lane % 16) + j), one or two workgroups per SM. K in
 // k-tiles of BK through a STAGES-deep cp.async ring in 16-byte copies, neither operand
-// transposed on the way, each staged as it is stored:
-// - A K-major (a thread reads 4 k of one row at once) or M-major (4 rows of one k: the weight
-//   gradient x^T dy);
-// - B N-major (4 columns of one k) or K-major (4 k of one column: the input gradient dy w^T),
-//   its rows padded to BK + 4 floats so that a quarter-warp's 16-byte reads of rows 4 apart fall
-//   in distinct banks.
-// The contiguous extents, offsets and row strides are multiples of 4 elements; copies past the
-// edges zero-fill. Every accumulator adds its products in ascending k whatever the layouts. H100,
-// 4096^3: 3.16 ms against 3.53 for a 128 x 128 tile that transposed A through registers
-// (scripts/kernel-lab, session 8), which stalled on its 128-register cap.
-template <int BK, int STAGES, int BN = 256, bool A_KMAJOR = true, bool B_KMAJOR = false>
+// transposed on the way: A's rows K-contiguous (a thread reads 4 k of one row at once) or, with
+// A_KMAJOR false, its columns M-contiguous (a thread reads 4 rows of one k at once: the weight
+// gradient x^T dy); B's N-contiguous (offsets, row strides, K and N, and M for an M-major A,
+// multiples of 4 elements; copies past the edges zero-fill). H100, 4096^3: 3.16 ms against 3.53
+// for a 128 x 128 tile that transposed A through registers (scripts/kernel-lab, session 8),
+// which stalled on its 128-register cap.
+template <int BK, int STAGES, int BN = 256, bool A_KMAJOR = true>
 __device__ __forceinline__ void simt_tile(const float* A, uint a_off, uint a_ld, const float* B,
                                           uint b_off, uint b_ld, uint M, uint N, uint K, uint m0,
                                           uint n0, float* acc) {
   static_assert(BN == 256 || BN == 128, "64-column chunks, 4 per thread each");
-  constexpr int H = BN / 64, CJ = 4 * H;  // a thread's column chunks and columns
-  constexpr int LDB = BK + 4;             // a K-major B's padded rows
-  constexpr int B_STAGE = B_KMAJOR ? BN * LDB : BK * BN;
-  extern __shared__ __align__(128) unsigned char smem[];  // STAGES * (128 BK + B_STAGE) floats
-  // A as [m][k] (K-major) or [k][m] (M-major): the same bytes either way; B as [k][n] (N-major)
-  // or [n][LDB] (K-major).
+  constexpr int H = BN / 64, CJ = 4 * H;                  // a thread's column chunks and columns
+  extern __shared__ __align__(128) unsigned char smem[];  // STAGES * (128 + BN) * BK floats
+  // A as [m][k] (K-major) or [k][m] (M-major): the same bytes either way.
   float* As = reinterpret_cast<float*>(smem);
-  float* Bs = As + STAGES * 128 * BK;
+  float(*Bs)[BK][BN] = reinterpret_cast<float(*)[BK][BN]>(smem + STAGES * 128 * BK * 4);
   const uint tid = threadIdx.x, lane = tid % 32u;
   const uint rbase = tid / 32u * 16u + lane / 16u * 8u, cbase = lane % 16u * 4u;
   const float* a = A + a_off;
@@ -51,21 +44,12 @@ __device__ __forceinline__ void simt_tile(const float* A, uint a_off, uint a_ld,
                      in ? 16u : 0u);
         }
       }
-      float* bs = Bs + s * B_STAGE;
 #pragma unroll
       for (int p = 0; p < BK * BN / 4 / 256; ++p) {
-        const uint q = tid + p * 256u;
-        if constexpr (B_KMAJOR) {
-          const uint n = q / (BK / 4), k = q % (BK / 4) * 4u;
-          const bool in = n0 + n < N && k0 + k < K;
-          cp_async16(smem_u32(bs + n * LDB + k), in ? b + uint64_t(n0 + n) * b_ld + k0 + k : b,
-                     in ? 16u : 0u);
-        } else {
-          const uint k = q / (BN / 4), n = q % (BN / 4) * 4u;
-          const bool in = k0 + k < K && n0 + n < N;
-          cp_async16(smem_u32(bs + k * BN + n), in ? b + uint64_t(k0 + k) * b_ld + n0 + n : b,
-                     in ? 16u : 0u);
-        }
+        const uint q = tid + p * 256u, k = q / (BN / 4), n = q % (BN / 4) * 4u;
+        const bool in = k0 + k < K && n0 + n < N;
+        cp_async16(smem_u32(&Bs[s][k][n]), in ? b + uint64_t(k0 + k) * b_ld + n0 + n : b,
+                   in ? 16u : 0u);
       }
     }
     cp_async_commit();
@@ -78,7 +62,6 @@ __device__ __forceinline__ void simt_tile(const float* A, uint a_off, uint a_ld,
     issue(kt + STAGES - 1);
     const uint cur = kt % STAGES;
     const float* as = As + cur * 128 * BK;
-    const float* bs = Bs + cur * B_STAGE;
 #pragma unroll
     for (int kq = 0; kq < BK / 4; ++kq) {
       float av[8][4];  // av[i][kk]: row rbase + i at k 4 kq + kk
@@ -97,31 +80,17 @@ __device__ __forceinline__ void simt_tile(const float* A, uint a_off, uint a_ld,
           av[4][kk] = hi.x, av[5][kk] = hi.y, av[6][kk] = hi.z, av[7][kk] = hi.w;
         }
       }
-      if constexpr (B_KMAJOR) {
-        // Column by column: 4 k of one column, 32 products.
 #pragma unroll
-        for (int j = 0; j < CJ; ++j) {
-          float bq[4];
-          *reinterpret_cast<float4*>(bq) =
-              *reinterpret_cast<const float4*>(bs + (64 * (j / 4) + cbase + j % 4) * LDB + kq * 4);
+      for (int kk = 0; kk < 4; ++kk) {
+        float bv[CJ];
 #pragma unroll
-          for (int kk = 0; kk < 4; ++kk)
+        for (int h = 0; h < H; ++h)
+          *reinterpret_cast<float4*>(bv + 4 * h) =
+              *reinterpret_cast<const float4*>(&Bs[cur][kq * 4 + kk][64 * h + cbase]);
 #pragma unroll
-            for (int i = 0; i < 8; ++i) acc[i * CJ + j] = fmaf(av[i][kk], bq[kk], acc[i * CJ + j]);
-        }
-      } else {
+        for (int i = 0; i < 8; ++i)
 #pragma unroll
-        for (int kk = 0; kk < 4; ++kk) {
-          float bv[CJ];
-#pragma unroll
-          for (int h = 0; h < H; ++h)
-            *reinterpret_cast<float4*>(bv + 4 * h) =
-                *reinterpret_cast<const float4*>(bs + (kq * 4 + kk) * BN + 64 * h + cbase);
-#pragma unroll
-          for (int i = 0; i < 8; ++i)
-#pragma unroll
-            for (int j = 0; j < CJ; ++j) acc[i * CJ + j] = fmaf(av[i][kk], bv[j], acc[i * CJ + j]);
-        }
+          for (int j = 0; j < CJ; ++j) acc[i * CJ + j] = fmaf(av[i][kk], bv[j], acc[i * CJ + j]);
       }
     }
   }

@@ -247,10 +247,8 @@ void lower_matmul_tile(const ir::Graph& g, Emitter& e, const KernelPlan& kp, Til
   // A copy-engine tile adds its producer warpgroup; one workgroup per SM either way.
   e.desc().workgroup_size = static_cast<uint32_t>(shape.threads() + (shape.tma ? 128 : 0));
   // One workgroup per SM: its registers (the vector tile's 128 accumulators per thread, or a
-  // producer warpgroup's share) are the budget. The narrow vector tile's 64 fit two per SM, but
-  // for a K-major B (128 registers spill 120 bytes in its k loop: 168 without the cap, NVRTC 13).
-  const bool two = simt && shape.block_n() == 128 && !shape.b_kmajor;
-  if (simt || shape.tma) e.desc().min_workgroups_per_sm = two ? 2 : 1;
+  // producer warpgroup's share) are the budget. The narrow vector tile's 64 fit two per SM.
+  if (simt || shape.tma) e.desc().min_workgroups_per_sm = simt && shape.block_n() == 128 ? 2 : 1;
   // Accumulator (mi, ni, c) of a thread holds output row g + 8 (c / 2) and column 2 t + c % 2
   // of fragment (mi, ni) of its warp's tile (the mma.sync C layout).
   int lid = e.builtin(Builtin::LocalId);

@@ -29,6 +29,7 @@ namespace {
 
 struct Problem {
   int64_t m, n, k, batch;
+  bool f32 = false;
 };
 
 Problem problem_of(const ir::Graph& g, ir::ValueId mm) {
@@ -36,7 +37,7 @@ Problem problem_of(const ir::Graph& g, ir::ValueId mm) {
   int r = s.rank();
   int64_t m = s[r - 2], n = s[r - 1];
   int64_t k = g.type(g.node(mm).inputs[0]).shape[r - 1];
-  return {m, n, k, m * n == 0 ? 0 : s.numel() / (m * n)};
+  return {m, n, k, m * n == 0 ? 0 : s.numel() / (m * n), g.type(mm).dtype == DType::F32};
 }
 
 // CPU Vulkan drivers (lavapipe) run a workgroup's threads as SIMD lanes and its barriers
@@ -47,11 +48,13 @@ int heuristic_block(const runtime::Backend& backend, const Problem& p) {
   if (backend.runs_on_cpu()) return 8;
   const int block = matmul_block(p.m, p.n, p.batch);
   // On CUDA (sm_80 on: cp.async, 96 KiB of shared memory) the f32 vector tile (128 x 256)
-  // replaces the 128 x 128 SIMT block where it still gives a large GPU a tile per SM (H100,
-  // 4096^3 in ember_bench: 3.15-3.17 ms against 3.76 for the SIMT template, session 8).
-  // Where the wide tile leaves SMs idle, the narrow one (128 x 128) takes outputs that give it
-  // a tile per SM (H200, mlp_train_step's 1024 x 2048: session 29).
-  if (block != 8 || !has_tensor_cores(backend)) return block;
+  // replaces the SIMT template where it still gives a large GPU a tile per SM (H100, 4096^3 in
+  // ember_bench: 3.15-3.17 ms against 3.76 for the SIMT template, session 8). Where the wide
+  // tile leaves SMs idle, the narrow one (128 x 128) takes outputs that give it a tile per SM
+  // (H200, mlp_train_step's 1024 x 2048 forwards: 0.244-0.277 ms against 0.285-0.300, where the
+  // template's heuristic block was 4; session 29, calls 5 and 6). Operands a tile cannot read
+  // take the template's block 8.
+  if (!p.f32 || !has_tensor_cores(backend)) return block;
   const int64_t rows = p.batch * ((p.m + 127) / 128);
   if (rows * ((p.n + 255) / 256) >= 128) return kVectorTileBlock;
   return rows * ((p.n + 127) / 128) >= 128 ? kNarrowVectorTileBlock : block;
