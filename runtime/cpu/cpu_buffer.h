@@ -12,8 +12,9 @@ class CpuBuffer final : public Buffer {
  public:
   // `filled_at_once`: the caller writes every byte right away (an upload): a big buffer then
   // gets its pages mapped in one call instead of one fault per page as the copy touches them
-  // (a loaded 1 GiB checkpoint: 262144 faults). Other buffers come from malloc, which reuses
-  // freed memory step after step.
+  // (a loaded 1 GiB checkpoint: 262144 faults). Other buffers come from malloc, and big ones
+  // freed wait for a request of their size (cpu_buffer.cc: KeptBlocks), so that a training
+  // step's buffers reuse the last step's pages instead of faulting in new ones.
   explicit CpuBuffer(size_t bytes, bool filled_at_once = false);
   ~CpuBuffer() override;
   size_t bytes() const override { return bytes_; }
@@ -26,6 +27,8 @@ class CpuBuffer final : public Buffer {
 };
 
 MemoryStats cpu_memory_stats();
+// Bytes of freed buffers waiting for reuse (not in cpu_memory_stats' in-use figure).
+size_t cpu_kept_bytes();
 void cpu_reset_peak_memory();
 
 // A new contiguous array of `type` (uninitialised; see CpuBuffer for `filled_at_once`).

@@ -6,6 +6,7 @@
 #include "ir/error.h"
 #include "ir/philox.h"
 #include "runtime/backend.h"
+#include "runtime/cpu/cpu_buffer.h"
 #include "runtime/cpu/kernels.h"
 #include "runtime/cpu/strided.h"
 
@@ -109,6 +110,36 @@ TEST(CpuBackend, MemoryStatsTrackLiveBuffers) {
     EXPECT_GE(cpu_backend().memory_stats().peak_bytes, before + 1024);
   }
   EXPECT_EQ(cpu_backend().memory_stats().bytes_in_use, before);
+}
+
+// A freed buffer of 64 KiB or more waits for the next request of its size (a training step
+// allocating what the last one freed reuses its pages); smaller ones and other sizes do not take
+// it, and a kept buffer is not counted in use.
+TEST(CpuBackend, FreedBigBuffersAreReusedForTheirSize) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer builds give freed buffers back to it";
+#endif
+  const TensorType big{DType::F32, {1000, 300}};  // 1.2 MB
+  const int64_t before = cpu_backend().memory_stats().bytes_in_use;
+  const size_t kept_before = cpu::cpu_kept_bytes();
+  const std::byte* first = nullptr;
+  {
+    Array a = cpu::allocate(big);
+    first = cpu::raw_ptr(a);
+  }
+  EXPECT_EQ(cpu::cpu_kept_bytes(), kept_before + 1200000);
+  EXPECT_EQ(cpu_backend().memory_stats().bytes_in_use, before);
+  {
+    Array other = cpu::allocate({DType::F32, {1000, 301}});
+    EXPECT_NE(cpu::raw_ptr(other), first) << "another size does not take the kept block";
+    Array again = cpu::allocate(big);
+    EXPECT_EQ(cpu::raw_ptr(again), first);
+    EXPECT_EQ(cpu::cpu_kept_bytes(), kept_before);
+    EXPECT_EQ(cpu_backend().memory_stats().bytes_in_use, before + 1200000 + 1204000);
+  }
+  const size_t kept_after = cpu::cpu_kept_bytes();
+  { Array small = cpu::allocate({DType::F32, {1000}}); }
+  EXPECT_EQ(cpu::cpu_kept_bytes(), kept_after) << "4 KB buffers go back to malloc";
 }
 
 }  // namespace
