@@ -91,9 +91,10 @@ ir::ValueId Stream::scalar_locked(ir::Builder& b, int rank, DType dtype, const i
   return id;
 }
 
-// Compared once per flush, in one pass over both graphs (comparing each node as it was
-// recorded cost ~13% of recording a 200-op eager step: the last graph's nodes were out of cache
-// by then). Size and outputs first: a graph that differs in those is not walked at all.
+// Compared once per flush, in one pass over the pending graph and each recent one of its size
+// and outputs (comparing each node as it was recorded cost ~13% of recording a 200-op eager
+// step: the last graph's nodes were out of cache by then). Size and outputs first: a graph that
+// differs in those is not walked at all.
 int Stream::find_repeat(const std::vector<ir::ValueId>& outputs, bool& scalars_same) const {
   for (int r = 0; r < kRecentFlushes; ++r) {
     const RecentFlush& last = recent_[r];

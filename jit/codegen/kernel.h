@@ -115,8 +115,9 @@ struct MmaTile {
 
 // A tile with what the operands decide: the element kind and which operands are K-major.
 struct MmaShape : MmaTile {
-  // F32Simt: no tensor cores; the CUDA f32 vector tile (simt_tile: 128 x 256 outputs, 8 x 16 per
-  // thread, 16-byte copies): the geometry, `stages` and `row_bytes` (4 bytes per k) describe it.
+  // F32Simt: no tensor cores; the CUDA f32 vector tiles (simt_tile: 128 x 256 or 128 x 128
+  // outputs, 8 x 16 or 8 x 8 per thread, 16-byte copies): the geometry, `stages` and `row_bytes`
+  // (4 bytes per k) describe them.
   enum Kind : uint8_t { F16 = 0, BF16 = 1, TF32 = 2, F32Simt = 3 };
   Kind kind = BF16;
   bool a_kmajor = true, b_kmajor = false;

@@ -24,9 +24,10 @@ void clear_plan_cache();
 // Prefixes a run-time error with the user op that recorded the failing primitive.
 std::string labelled_error(const ir::Node& n, const std::string& message);
 
-// What the recorder of a flush knows of it: which stream recorded it, and whether its graph
-// equals that stream's previous flush node for node (ir::match_nodes) with the same outputs.
-// The jit keeps, per stream, what the stream's last flush can reuse (jit/exec/replay_slots.h):
+// What the recorder of a flush knows of it: which replay slot of its stream it takes, and
+// whether its graph equals that slot's last flush node for node (ir::match_nodes) with the same
+// outputs (a stream keeps a slot for each of its last few distinct flushes). The jit keeps, per
+// slot, what the slot's last flush can reuse (jit/exec/plan_cache.h, ReplayMemo):
 // a repeated flush reuses that flush's plan, plan key and lowered kernels without hashing,
 // planning or lowering again, rewriting the scalar words only when a scalar changed. An eager
 // step recorded the same way every time (a training loop's) pays one comparison per node instead.

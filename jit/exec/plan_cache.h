@@ -2,8 +2,8 @@
 // The short-cuts between the stages: a flush whose graph has the structure of an earlier one
 // takes that flush's plan instead of planning (the structure cache); one whose frozen plan
 // matches an earlier one's takes its compiled kernels (the kernel cache) and, when every
-// layout matches too, its lowered launches with this graph's scalars; one that repeats the last
-// flush of its stream node for node replays it (ReplayMemo) without hashing.
+// layout matches too, its lowered launches with this graph's scalars; one that repeats one of
+// its stream's last few distinct flushes node for node replays it (ReplayMemo) without hashing.
 #include <atomic>
 #include <cstdint>
 #include <memory>

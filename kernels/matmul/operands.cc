@@ -219,7 +219,13 @@ MatmulVariant admitted(const ir::Graph& g, const Plan& plan, const Emitter::Layo
   std::optional<TileOperands> t = tile_operands(g, plan, layout, kp, v);
   if (!t) {
     v.mma = 0;
-    if (is_vector_tile(v.block)) v.block = 8;
+    // A vector tile the operands do not suit becomes the template's own block for the output
+    // (the narrow tile's outputs give block 8 too few workgroups).
+    if (is_vector_tile(v.block)) {
+      const Shape& os = kp.shape;
+      const int64_t m = os[os.rank() - 2], n = os[os.rank() - 1];
+      v.block = matmul_block(m, n, m * n == 0 ? 0 : os.numel() / (m * n));
+    }
     return v;
   }
   if (v.mma > 0 && kMmaTiles[v.mma - 1].wgmma && !t->shape.wgmma) v.mma = mma_sync_tile(v.mma);

@@ -59,8 +59,8 @@ void lower_matmul_simt(const ir::Graph& g, const Plan& plan, Emitter& e, const K
   gemm.M = os[r - 2];
   gemm.N = os[r - 1];
   gemm.K = as[r - 1];
-  // (The vector tile's operands did not suit it: the largest block of this template instead.)
-  gemm.block = is_vector_tile(v.block) ? 8
+  // (A vector tile's operands did not suit it: this template's block for the output instead.)
+  gemm.block = is_vector_tile(v.block) ? matmul_block(gemm.M, gemm.N, gemm.batch)
                : v.block > 0           ? v.block
                                        : matmul_block(gemm.M, gemm.N, gemm.batch);
   gemm.stages = v.stages;

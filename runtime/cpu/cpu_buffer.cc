@@ -31,6 +31,12 @@ constexpr size_t kKeepAtMost = size_t(256) << 20;
 
 #if defined(__SANITIZE_ADDRESS__)
 constexpr bool kSanitized = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
 #else
 constexpr bool kSanitized = false;
 #endif
@@ -51,20 +57,24 @@ class KeptBlocks {
     return p;
   }
   // Whether the block is kept (else the caller frees it). Not under AddressSanitizer, whose
-  // use-after-free checks need freed memory to go back to it.
-  bool keep(std::byte* p, size_t rounded) {
-    if (kSanitized || rounded < kKeepFrom) return false;
+  // use-after-free checks need freed memory to go back to it. A block that would pass the limit
+  // first gives back every kept one: sizes a program stopped asking for (an earlier phase, a
+  // last smaller batch) do not hold memory for good.
+  bool keep(std::byte* p, size_t rounded) noexcept {
+    if (kSanitized || rounded < kKeepFrom || rounded > kKeepAtMost) return false;
     std::lock_guard lock(mutex_);
-    if (held_ + rounded > kKeepAtMost) return false;
-    blocks_.emplace(rounded, p);
+    if (held_ + rounded > kKeepAtMost) release_locked();
+    try {
+      blocks_.emplace(rounded, p);
+    } catch (...) {  // no memory for the entry: the caller frees the block
+      return false;
+    }
     held_ += rounded;
     return true;
   }
   void release_all() {
     std::lock_guard lock(mutex_);
-    for (auto& [bytes, p] : blocks_) std::free(p);
-    blocks_.clear();
-    held_ = 0;
+    release_locked();
   }
   size_t held() {
     std::lock_guard lock(mutex_);
@@ -72,6 +82,12 @@ class KeptBlocks {
   }
 
  private:
+  void release_locked() {
+    for (auto& [bytes, p] : blocks_) std::free(p);
+    blocks_.clear();
+    held_ = 0;
+  }
+
   std::mutex mutex_;
   std::unordered_multimap<size_t, std::byte*> blocks_;
   size_t held_ = 0;
@@ -90,11 +106,17 @@ std::byte* allocate_block(size_t rounded) {
 }  // namespace
 
 size_t cpu_kept_bytes() { return KeptBlocks::instance().held(); }
+void cpu_release_kept() { KeptBlocks::instance().release_all(); }
 
 CpuBuffer::CpuBuffer(size_t bytes, bool filled_at_once) : bytes_(bytes) {
   if (filled_at_once && bytes >= kPopulateFrom) {
     void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    if (p == MAP_FAILED) {  // memory is short: give back what waits for reuse, and try again
+      KeptBlocks::instance().release_all();
+      p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
+               -1, 0);
+    }
     mapped_ = p != MAP_FAILED;
     data_ = mapped_ ? static_cast<std::byte*>(p) : nullptr;
   } else {

@@ -27,8 +27,10 @@ class CpuBuffer final : public Buffer {
 };
 
 MemoryStats cpu_memory_stats();
-// Bytes of freed buffers waiting for reuse (not in cpu_memory_stats' in-use figure).
+// Bytes of freed buffers waiting for reuse (not in cpu_memory_stats' in-use figure), and their
+// release to the system.
 size_t cpu_kept_bytes();
+void cpu_release_kept();
 void cpu_reset_peak_memory();
 
 // A new contiguous array of `type` (uninitialised; see CpuBuffer for `filled_at_once`).

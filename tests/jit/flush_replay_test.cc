@@ -106,7 +106,7 @@ TEST(FlushReplay, MoreDistinctFlushesThanRememberedPlanAgain) {
 
 // A training loop that reads its loss every step (a flush of the forward, its activations held
 // for the backward), then flushes the backward and the update: two flushes a step, both
-// replayed from the third step on, every step's parameters and loss as on the CPU.
+// replayed from the second step on, every step's parameters and loss as on the CPU.
 TEST(FlushReplay, TrainingStepFlushedInTwoReplaysBoth) {
   EMBER_REQUIRE_GPU_DEVICE();
   Device dev = testing::gpu_device();

@@ -126,14 +126,19 @@ TEST(MatmulAdmission, VectorTilesNeedAnNMajorBAndWholeChunks) {
     // x^T @ dy: an M-major A is read M-contiguous.
     MatmulCase m_major(DType::F32, 256, 256, 64, true, false);
     EXPECT_EQ(m_major.admit({block, 0, 2}).block, block);
+    // Operands a vector tile cannot read take the template's block for the output: 1 for
+    // 256 x 256 (16 blocks of 64 x 64 would leave a large GPU idle), 4 for 1024 x 2048 (512
+    // blocks of 64 x 64; 8 would give 128), 8 for 2048 x 2048 (256 blocks of 128 x 128).
     MatmulCase b_kmajor(DType::F32, 256, 256, 64, false, true);
     MatmulVariant v = b_kmajor.admit({block, 0, 2});
-    EXPECT_EQ(v.block, 8);
+    EXPECT_EQ(v.block, 1);
     EXPECT_EQ(v.mma, 0);
+    EXPECT_EQ(MatmulCase(DType::F32, 1024, 2048, 64, false, true).admit({block, 0, 2}).block, 4);
+    EXPECT_EQ(MatmulCase(DType::F32, 2048, 2048, 64, false, true).admit({block, 0, 2}).block, 8);
     MatmulCase odd_k(DType::F32, 256, 256, 66, false, false);  // K not a multiple of 4
-    EXPECT_EQ(odd_k.admit({block, 0, 2}).block, 8);
+    EXPECT_EQ(odd_k.admit({block, 0, 2}).block, 1);
     MatmulCase odd_m(DType::F32, 254, 256, 64, true, false);  // M-major rows of 254
-    EXPECT_EQ(odd_m.admit({block, 0, 2}).block, 8);
+    EXPECT_EQ(odd_m.admit({block, 0, 2}).block, 1);
     MatmulCase odd_m_kmajor(DType::F32, 254, 256, 64, false, false);  // rows may be ragged
     EXPECT_EQ(odd_m_kmajor.admit({block, 0, 2}).block, block);
   }

@@ -120,8 +120,10 @@ TEST(CpuBackend, FreedBigBuffersAreReusedForTheirSize) {
   GTEST_SKIP() << "AddressSanitizer builds give freed buffers back to it";
 #endif
   const TensorType big{DType::F32, {1000, 300}};  // 1.2 MB
+  cpu::cpu_release_kept();  // blocks earlier tests (or an earlier repetition) left
   const int64_t before = cpu_backend().memory_stats().bytes_in_use;
   const size_t kept_before = cpu::cpu_kept_bytes();
+  EXPECT_EQ(kept_before, 0u);
   const std::byte* first = nullptr;
   {
     Array a = cpu::allocate(big);
@@ -140,6 +142,22 @@ TEST(CpuBackend, FreedBigBuffersAreReusedForTheirSize) {
   const size_t kept_after = cpu::cpu_kept_bytes();
   { Array small = cpu::allocate({DType::F32, {1000}}); }
   EXPECT_EQ(cpu::cpu_kept_bytes(), kept_after) << "4 KB buffers go back to malloc";
+  cpu::cpu_release_kept();
+  EXPECT_EQ(cpu::cpu_kept_bytes(), 0u);
+}
+
+// Freed blocks that would pass the 256 MiB limit give back every kept one first: memory of
+// sizes no longer asked for is not held for good.
+TEST(CpuBackend, KeptBuffersPastTheLimitReleaseTheOlderOnes) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer builds give freed buffers back to it";
+#endif
+  cpu::cpu_release_kept();
+  { Array a = cpu::allocate({DType::F32, {40, 1000, 1000}}); }  // 160 MB
+  EXPECT_EQ(cpu::cpu_kept_bytes(), 160000000u);
+  { Array b = cpu::allocate({DType::F32, {30, 1000, 1000}}); }  // 120 MB: past 256 MiB together
+  EXPECT_EQ(cpu::cpu_kept_bytes(), 120000000u);
+  cpu::cpu_release_kept();
 }
 
 }  // namespace
