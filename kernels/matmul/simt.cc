@@ -60,9 +60,8 @@ void lower_matmul_simt(const ir::Graph& g, const Plan& plan, Emitter& e, const K
   gemm.N = os[r - 1];
   gemm.K = as[r - 1];
   // (A vector tile's operands did not suit it: this template's block for the output instead.)
-  gemm.block = is_vector_tile(v.block) ? matmul_block(gemm.M, gemm.N, gemm.batch)
-               : v.block > 0           ? v.block
-                                       : matmul_block(gemm.M, gemm.N, gemm.batch);
+  gemm.block =
+      v.block > 0 && !is_vector_tile(v.block) ? v.block : matmul_block(gemm.M, gemm.N, gemm.batch);
   gemm.stages = v.stages;
   gemm.acc = compute_type(g.type(mm).dtype);
   gemm.a_along_rows = reads_transposed(g, plan, a);

@@ -12,7 +12,7 @@ namespace ember::jit {
 inline constexpr int kMatmulTile = 16;  // SIMT: 16 x 16 threads; K advances 16 per stage
 // MatmulVariant::block selecting the CUDA f32 vector tile (MmaShape::F32Simt, 128 x 256) instead
 // of the SIMT template; admitted only where its operands suit it (an N-major B, aligned rows),
-// else the variant is the SIMT template with block 8.
+// else the variant is the SIMT template with its own block for the output (matmul_block).
 inline constexpr int kVectorTileBlock = 16;
 // The narrow vector tile (128 x 128): for outputs that give the wide one too few tiles to fill a
 // large GPU (mlp_train_step's 1024 x 2048: 64 wide tiles, 128 narrow ones).

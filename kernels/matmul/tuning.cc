@@ -53,7 +53,7 @@ int heuristic_block(const runtime::Backend& backend, const Problem& p) {
   // tile leaves SMs idle, the narrow one (128 x 128) takes outputs that give it a tile per SM
   // (H200, mlp_train_step's 1024 x 2048 forwards: 0.244-0.277 ms against 0.285-0.300, where the
   // template's heuristic block was 4; session 29, calls 5 and 6). Operands a tile cannot read
-  // take the template's block 8.
+  // take the template's own block (operands.cc, admitted).
   if (!p.f32 || !has_tensor_cores(backend)) return block;
   const int64_t rows = p.batch * ((p.m + 127) / 128);
   if (rows * ((p.n + 255) / 256) >= 128) return kVectorTileBlock;
