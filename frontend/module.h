@@ -237,4 +237,16 @@ Tensor<4> attention(const Tensor<4>& q, const Tensor<4>& k, const Tensor<4>& v,
 AttentionOutput attention_with_weights(const Tensor<4>& q, const Tensor<4>& k, const Tensor<4>& v,
                                        const AttentionOptions& options = {});
 
+// ---- recurrence
+// The recurrence of an LSTM layer over a whole sequence, recorded as one op so that the graph
+// does not grow with the sequence (a fused kernel runs it where the device has one). From the
+// input's part of the gates `input_gates` [batch, seq, 4 hidden] (x W_ih plus both biases; gates
+// i, f, g, o side by side, PyTorch's order), the recurrent weight `weight_hh` [hidden, 4 hidden]
+// and the initial states h0, c0 [batch, hidden], all of one floating dtype, returns every step's
+// states packed [batch, seq, 6 hidden]: the gates i, f, g, o after their nonlinearities, the
+// cell state c, then the hidden state h, in time order. Steps run from the last position first
+// when `reverse`. Differentiable once.
+Tensor<3> lstm_recurrence(const Tensor<3>& input_gates, const Tensor<2>& weight_hh,
+                          const Tensor<2>& h0, const Tensor<2>& c0, bool reverse = false);
+
 }  // namespace ember::module

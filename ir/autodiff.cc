@@ -142,7 +142,8 @@ bool keeps_for_backward(const Node& n, Checkpointing policy) {
   if (n.op == OpKind::Input || policy == Checkpointing::save_all) return true;
   // A collective cannot be recomputed: every rank would have to take part again.
   return n.op == OpKind::Matmul || n.op == OpKind::Conv || n.op == OpKind::Reduce ||
-         n.op == OpKind::Sort || n.op == OpKind::Collective || n.op == OpKind::Attention;
+         n.op == OpKind::Sort || n.op == OpKind::Collective || n.op == OpKind::Attention ||
+         n.op == OpKind::Lstm;
 }
 
 }  // namespace ember::ir

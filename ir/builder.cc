@@ -501,4 +501,62 @@ ValueId Builder::attention_grad(ValueId q, ValueId k, ValueId v, ValueId dout, V
   return add(OpKind::Attention, {q, k, v, dout, lse, delta}, {tq.dtype, out}, a);
 }
 
+namespace {
+
+// xp [B, T, 4H] (or p [B, T, 6H]), w [H, 4H], states [B, H] of one floating dtype; `sync`, when
+// given, int32 [2].
+void check_lstm(const Builder& b, ValueId seq, int64_t per_hidden, ValueId w, ValueId c0,
+                ValueId other, ValueId sync) {
+  const TensorType ts = b.type(seq), tw = b.type(w), tc = b.type(c0), to = b.type(other);
+  auto shapes = [&] {
+    return absl::StrCat("sequence ", ts.to_string(), ", weight ", tw.to_string(), ", states ",
+                        tc.to_string(), " and ", to.to_string());
+  };
+  EMBER_REQUIRE(ts.shape.rank() == 3 && tw.shape.rank() == 2 && tc.shape.rank() == 2, "lstm",
+                "needs a [batch, seq, gates] sequence, a [hidden, 4 hidden] weight and "
+                "[batch, hidden] states: " +
+                    shapes());
+  EMBER_REQUIRE(
+      is_float(ts.dtype) && tw.dtype == ts.dtype && tc.dtype == ts.dtype && to.dtype == ts.dtype,
+      "lstm", "needs operands of one floating dtype: " + shapes());
+  const int64_t batch = ts.shape[0], steps = ts.shape[1], hidden = tw.shape[0];
+  EMBER_REQUIRE(tw.shape[1] == 4 * hidden && ts.shape[2] == per_hidden * hidden &&
+                    tc.shape == Shape({batch, hidden}),
+                "lstm", "shapes do not fit: " + shapes());
+  EMBER_REQUIRE(batch >= 1 && steps >= 1 && hidden >= 1, "lstm",
+                "needs a non-empty batch, sequence and state: " + shapes());
+  if (sync >= 0) {
+    const TensorType barrier{DType::I32, Shape{2}};
+    EMBER_REQUIRE(b.type(sync) == barrier, "lstm",
+                  "the barrier operand must be int32 [2], got " + b.type(sync).to_string());
+  }
+}
+
+}  // namespace
+
+ValueId Builder::lstm(ValueId xp, ValueId w, ValueId h0, ValueId c0, const LstmAttrs& a,
+                      ValueId sync) {
+  EMBER_REQUIRE(a.mode == kLstmForward, "lstm", "the gradient mode takes lstm_grad's operands");
+  check_lstm(*this, xp, 4, w, c0, h0, sync);
+  EMBER_REQUIRE(type(h0).shape == type(c0).shape, "lstm",
+                "initial states differ: " + type(h0).to_string() + " and " + type(c0).to_string());
+  const Shape& s = type(xp).shape;
+  ValueIds in{xp, w, h0, c0};
+  if (sync >= 0) in.push_back(sync);
+  return add(OpKind::Lstm, in, {type(xp).dtype, Shape{s[0], s[1], s[2] / 4 * 6}}, a);
+}
+
+ValueId Builder::lstm_grad(ValueId p, ValueId w, ValueId c0, ValueId dp, const LstmAttrs& a,
+                           ValueId sync) {
+  EMBER_REQUIRE(a.mode == kLstmGrad, "lstm", "lstm_grad takes the gradient mode");
+  check_lstm(*this, p, 6, w, c0, dp, sync);
+  EMBER_REQUIRE(
+      type(dp).shape == type(p).shape, "lstm",
+      "the gradient " + type(dp).to_string() + " does not fit the states " + type(p).to_string());
+  const Shape& s = type(p).shape;
+  ValueIds in{p, w, c0, dp};
+  if (sync >= 0) in.push_back(sync);
+  return add(OpKind::Lstm, in, {type(p).dtype, Shape{s[0], s[1] + 1, s[2] / 6 * 4}}, a);
+}
+
 }  // namespace ember::ir

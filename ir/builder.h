@@ -62,6 +62,13 @@ class Builder {
   // Its gradients (modes kAttentionGradQ and kAttentionGradKV).
   ValueId attention_grad(ValueId q, ValueId k, ValueId v, ValueId dout, ValueId lse, ValueId delta,
                          const AttentionAttrs& a);
+  // An LSTM layer's recurrence (ir/ops.h, LstmAttrs): the packed states from (xp, w, h0, c0), or
+  // in mode kLstmGrad the gradients from (p, w, c0, dp); `sync` (or -1) the fused kernel's
+  // barrier words.
+  ValueId lstm(ValueId xp, ValueId w, ValueId h0, ValueId c0, const LstmAttrs& a,
+               ValueId sync = -1);
+  ValueId lstm_grad(ValueId p, ValueId w, ValueId c0, ValueId dp, const LstmAttrs& a,
+                    ValueId sync = -1);
 
   // Appends a copy of `n` (any op but Input) reading `inputs` instead of n's own inputs,
   // re-validated and re-inferred, keeping n's label: how transforms copy nodes between graphs.

@@ -4,9 +4,9 @@ namespace ember::ir {
 
 const char* op_name(OpKind op) {
   static const char* kNames[kOpKindCount] = {
-      "input",  "full",    "iota",        "random", "unary", "binary",     "where",    "cast",
-      "reduce", "reshape", "permute",     "expand", "slice", "flip",       "pad",      "concat",
-      "matmul", "gather",  "scatter_add", "sort",   "conv",  "collective", "attention"};
+      "input",  "full",    "iota",        "random", "unary", "binary",     "where",     "cast",
+      "reduce", "reshape", "permute",     "expand", "slice", "flip",       "pad",       "concat",
+      "matmul", "gather",  "scatter_add", "sort",   "conv",  "collective", "attention", "lstm"};
   return kNames[static_cast<int>(op)];
 }
 

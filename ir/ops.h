@@ -33,8 +33,9 @@ enum class OpKind : uint8_t {
   Conv,        // grouped N-d cross-correlation: x [N, C, *S], w [O, C / groups, *K] -> [N, O, *OS]
   Collective,  // communication with the other ranks of a group (all-reduce, broadcast, ...)
   Attention,   // softmax(q k^T * scale [causal]) v over [B, H, S, D] (ir/attention_compose.h)
+  Lstm,        // an LSTM layer's recurrence over a sequence (ir/lstm_compose.h)
 };
-inline constexpr int kOpKindCount = 23;
+inline constexpr int kOpKindCount = 24;
 
 enum class UnaryFn : uint8_t {
   Neg,
@@ -291,9 +292,35 @@ struct AttentionAttrs {
   }
 };
 
-using Attrs = std::variant<NoAttrs, InputAttrs, FullAttrs, IotaAttrs, RandomAttrs, UnaryAttrs,
-                           BinaryAttrs, ReduceAttrs, PermuteAttrs, SliceAttrs, FlipAttrs, PadAttrs,
-                           AxisAttrs, SortAttrs, ConvAttrs, CollectiveAttrs, AttentionAttrs>;
+// The recurrence of a long short-term memory layer (gates i, f, g, o side by side, PyTorch's
+// order), one node for the whole sequence so that the recorded graph does not grow with it.
+// Mode kLstmForward: from the input's part of the gates xp [B, T, 4H] (both biases included),
+// the recurrent weight w [H, 4H] and the initial states h0, c0 [B, H], all of one floating dtype,
+// the packed states P [B, T, 6H]: per step the gates i, f, g, o after their nonlinearities, then
+// the cell c and the hidden state h, where
+//   a = xp[t] + h_prev w, c = f c_prev + i g, h = o tanh(c)
+// and the steps run from t = 0 (from T - 1 when reversed). Mode kLstmGrad: from (P, w, c0, dP),
+// dP the gradient of P, the gradients R [B, T + 1, 4H]: rows t < T the gradients of the gates
+// before their nonlinearities (= of xp[t]), row T holds dh0 in columns [0, H) and dc0 in [H, 2H),
+// zeros after. The gradient of w is sum_t h_prev^T R[t] (ir/vjp.cc). A trailing int32 [2]
+// operand, zeros, may follow either mode's operands: the fused kernel's grid barrier
+// (kernels/rnn), which it leaves zero; it does not change the result.
+enum LstmMode : int { kLstmForward = 0, kLstmGrad };
+
+struct LstmAttrs {
+  bool reverse = false;
+  int mode = kLstmForward;
+  template <class F>
+  static void fields(F&& f) {
+    f("reverse", &LstmAttrs::reverse, Role::Key);
+    f("mode", &LstmAttrs::mode, Role::Key);
+  }
+};
+
+using Attrs =
+    std::variant<NoAttrs, InputAttrs, FullAttrs, IotaAttrs, RandomAttrs, UnaryAttrs, BinaryAttrs,
+                 ReduceAttrs, PermuteAttrs, SliceAttrs, FlipAttrs, PadAttrs, AxisAttrs, SortAttrs,
+                 ConvAttrs, CollectiveAttrs, AttentionAttrs, LstmAttrs>;
 
 const char* op_name(OpKind op);
 const char* unary_name(UnaryFn fn);

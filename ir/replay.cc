@@ -67,6 +67,12 @@ ValueId replay_unlabelled(Builder& b, const Node& n, const ValueIds& in) {
         return b.attention_grad(in[0], in[1], in[2], in[3], in[4], in[5], n.get<AttentionAttrs>());
       }
       return b.attention(in[0], in[1], in[2], n.get<AttentionAttrs>());
+    case OpKind::Lstm: {
+      const auto& a = n.get<LstmAttrs>();
+      const ValueId sync = in.size() > 4 ? in[4] : -1;
+      if (a.mode == kLstmGrad) return b.lstm_grad(in[0], in[1], in[2], in[3], a, sync);
+      return b.lstm(in[0], in[1], in[2], in[3], a, sync);
+    }
   }
   throw Error(absl::StrCat("replay: unknown op ", static_cast<int>(n.op)));
 }

@@ -9,6 +9,7 @@
 #include "ir/autodiff.h"
 #include "ir/conv_compose.h"
 #include "ir/error.h"
+#include "ir/lstm_compose.h"
 #include "ir/vjp_cache.h"
 
 namespace ember::ir {
@@ -59,6 +60,8 @@ class Rules {
         return collective(g);
       case OpKind::Attention:
         return attention(k, g);
+      case OpKind::Lstm:
+        return lstm(k, g);
       default:
         return -1;  // sources (input, full, iota, random) have no inputs
     }
@@ -350,6 +353,19 @@ class Rules {
                                                        shared);
     }
     return attention_compose::gradient(b_, in(0), in(1), in(2), id_, g, a, k, &shared);
+  }
+
+  // Through the gradient mode (one node for the whole sequence), its rows shared between the
+  // inputs' calls.
+  ValueId lstm(int k, ValueId g) {
+    const LstmAttrs& a = n_.get<LstmAttrs>();
+    if (a.mode != kLstmForward) {
+      throw Error("backward: the lstm's own gradient node has no gradient (second derivatives)");
+    }
+    std::vector<ValueId> local;
+    std::vector<ValueId>& shared = cache_ ? cache_->values : local;
+    const ValueIds operands{in(0), in(1), in(2), in(3)};
+    return lstm_compose::gradient(b_, operands, id_, g, a, k, shared);
   }
 
   // The recording interface ir/conv_compose.h composes with.

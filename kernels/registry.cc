@@ -6,6 +6,7 @@
 #include "kernels/host/family.h"
 #include "kernels/matmul/family.h"
 #include "kernels/pointwise/family.h"
+#include "kernels/rnn/family.h"
 #include "kernels/row/family.h"
 #include "kernels/scatter/family.h"
 #include "kernels/sort/family.h"
@@ -17,16 +18,18 @@ FamilySet families() {
   // and rewrites run in this order (attention composites first, where no fused kernel runs
   // them: their matmuls may then be split over K, before long reductions are split).
   static const Family* const all[] = {
-      &attention_family(), &matmul_family(),  &conv_family(),       &row_family(),
-      &sort_family(),      &scatter_family(), &collective_family(), &pointwise_family(),
+      &attention_family(), &rnn_family(),        &matmul_family(),
+      &conv_family(),      &row_family(),        &sort_family(),
+      &scatter_family(),   &collective_family(), &pointwise_family(),
   };
   return all;
 }
 
 FamilySet families(const runtime::Backend& backend) {
   if (backend.kind() != runtime::DeviceKind::Cpu) return families();
-  // The attention family only rewrites here: the CPU target runs the composite.
-  static const Family* const cpu[] = {&attention_family(), &host_family(), &row_family(),
+  // The attention and rnn families only rewrite here: the CPU target runs their composites.
+  static const Family* const cpu[] = {&attention_family(),  &rnn_family(),
+                                      &host_family(),       &row_family(),
                                       &collective_family(), &pointwise_family()};
   return cpu;
 }

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "frontend/activation.h"
+#include "frontend/module.h"
 
 namespace ember::nn {
 namespace {
@@ -101,10 +102,17 @@ std::pair<Tensor<3>, LstmState> Lstm::forward(const Tensor<3>& x_in,
   LstmState s = state.value_or(LstmState{zeros_state(x, d_hidden()), zeros_state(x, d_hidden())});
   check_state("Lstm", s.cell, x, d_hidden());
   check_state("Lstm", s.hidden, x, d_hidden());
-  auto [y, last] = scan(
-      gates, x, reverse, s, [&](const Tensor<2>& p, const LstmState& st) { return step(p, st); },
-      [](const LstmState& st) { return st.hidden; });
-  return {time_layout(y, batch_first), last};
+  // The whole recurrence is one recorded op (module::lstm_recurrence): the graph does not grow
+  // with the sequence, and a fused kernel runs it where the device has one.
+  Tensor<3> xp = gates.input_part(x);
+  if (gates.bias_hh) xp = xp + gates.bias_hh->val().unsqueeze<3>();
+  const int64_t h = d_hidden(), steps = x.shape()[1];
+  Tensor<3> packed = module::lstm_recurrence(xp, gates.weight_hh.val(), s.hidden, s.cell, reverse);
+  Tensor<3> y = packed.narrow(2, 5 * h, h);
+  // The state after the last step run: the first position's when reversed.
+  Tensor<2> last = packed.narrow(1, reverse ? 0 : steps - 1, 1).squeeze<2>(1);
+  LstmState out{last.narrow(1, 4 * h, h), last.narrow(1, 5 * h, h)};
+  return {time_layout(y, batch_first), out};
 }
 
 Lstm LstmConfig::init(const Device& device) const {

@@ -3,8 +3,9 @@
 // nn.GRU and nn.RNN with one layer). The gates of a cell share one weight matrix each for the
 // input and the hidden state, in PyTorch's gate order, so a step is one matmul of the hidden
 // state plus the gates' nonlinearities and the state update; the input's part of every gate is
-// one matmul over the whole sequence before the steps. Each step records the same ops, so the
-// engine's plan cache serves every step after the first.
+// one matmul over the whole sequence before the steps. An Lstm's steps are one recorded op
+// (module::lstm_recurrence, a fused kernel on CUDA); the other layers record each step's ops,
+// the same every step, so the engine's plan cache serves every step after the first.
 #include <optional>
 #include <string>
 #include <utility>

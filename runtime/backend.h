@@ -166,6 +166,11 @@ class Backend {
   virtual bool ordered_stream() const { return false; }
   // Largest grid (workgroups along x) one launch may use.
   virtual uint32_t max_workgroups() const { return 65535; }
+  // Workgroups that run at once when each takes a whole compute unit (CUDA: the SMs), and the
+  // most shared memory one workgroup may take (CUDA's opt-in limit): what a persistent kernel
+  // that synchronises its whole grid may use (kernels/rnn). 0 where unknown.
+  virtual uint32_t compute_units() const { return 0; }
+  virtual uint32_t max_shared_bytes() const { return 0; }
   // Most tensor bindings one kernel may have (Vulkan: the device's storage buffers per stage,
   // 32 on lavapipe): fusion stops adding values to a kernel before it needs more.
   virtual int max_bindings() const { return 1 << 20; }

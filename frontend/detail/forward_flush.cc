@@ -45,7 +45,8 @@ int64_t recomputed_operand_bytes(const std::vector<const TapeNode*>& order) {
   int64_t bytes = 0;
   for (const TapeNode* n : order) {
     const OpKind op = n->prim.op;
-    if (op != OpKind::Matmul && op != OpKind::Conv && op != OpKind::Attention) continue;
+    if (op != OpKind::Matmul && op != OpKind::Conv && op != OpKind::Attention && op != OpKind::Lstm)
+      continue;
     for (const auto& input : n->inputs) {
       // What BackwardGraph (frontend/backward.cc) reads instead of recomputing: leaves and
       // constants (Input nodes), and values kept on the tape or still held, except sources

@@ -166,6 +166,13 @@ RawTensor attention(const RawTensor& q, const RawTensor& k, const RawTensor& v,
             [&](Builder& b, auto&& bind) { return b.attention(bind(q), bind(k), bind(v), attrs); });
 }
 
+RawTensor lstm(const RawTensor& xp, const RawTensor& w, const RawTensor& h0, const RawTensor& c0,
+               const ir::LstmAttrs& attrs) {
+  return on({&xp, &w, &h0, &c0}, [&](Builder& b, auto&& bind) {
+    return b.lstm(bind(xp), bind(w), bind(h0), bind(c0), attrs);
+  });
+}
+
 RawTensor collective(const RawTensor& x, const ir::CollectiveAttrs& attrs) {
   return on({&x}, [&](Builder& b, auto&& bind) { return b.collective(bind(x), attrs); });
 }

@@ -40,6 +40,8 @@ RawTensor scatter_add(const RawTensor& x, int axis, const RawTensor& index,
 RawTensor sort(const RawTensor& x, int axis, bool descending, bool indices,
                DType index_dtype = DType::I32);
 RawTensor conv(const RawTensor& x, const RawTensor& w, const ir::ConvAttrs& attrs);
+RawTensor lstm(const RawTensor& xp, const RawTensor& w, const RawTensor& h0, const RawTensor& c0,
+               const ir::LstmAttrs& attrs);
 RawTensor collective(const RawTensor& x, const ir::CollectiveAttrs& attrs);
 RawTensor attention(const RawTensor& q, const RawTensor& k, const RawTensor& v,
                     const ir::AttentionAttrs& attrs);

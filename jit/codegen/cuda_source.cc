@@ -344,6 +344,10 @@ class Cuda final : public Dialect {
                         const std::vector<std::string>& a) const override {
     return attention_call(s, a);
   }
+  std::string lstm(const KernelDesc&, const Stmt& s,
+                   const std::vector<std::string>& a) const override {
+    return lstm_call(s, a);
+  }
   std::string mma_tile(const KernelDesc&, const Stmt& s,
                        const std::vector<std::string>& a) const override {
     return tensor_core_call(MmaShape::unpack(s.code), absl::StrCat("b", s.buffer),

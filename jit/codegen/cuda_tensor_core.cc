@@ -11,6 +11,7 @@
 #include "kernels/attention/device_code.h"
 #include "kernels/conv/device_code.h"
 #include "kernels/matmul/device_code.h"
+#include "kernels/rnn/device_code.h"
 
 namespace ember::jit {
 namespace {
@@ -67,6 +68,7 @@ std::string tensor_core_helpers(const KernelDesc& k) {
   std::set<int> wgmma_widths, tf32_nmajor_widths;
   bool any = false, simt = false, tma = false, conv_mma = false, conv_simt = false;
   for (const Stmt& s : k.body) {
+    if (s.op == SOp::Lstm) return kernels::rnn::kLstmCuh;
     if (s.op == SOp::Attention) {
       return absl::StrCat(kernels::matmul::kMmaSyncCuh, kernels::attention::kFlashFwdCuh,
                           kernels::attention::kFlashBwdCuh);
@@ -224,6 +226,28 @@ std::string attention_call(const Stmt& s, const std::vector<std::string>& a) {
       return absl::StrCat("{ ", forward_args(s, a, mode == ir::kAttentionLse), " flash_fwd_block",
                           tparams, "(fa_, ", a[0], "); }");
   }
+}
+
+std::string lstm_call(const Stmt& s, const std::vector<std::string>& a) {
+  const bool grad = s.code & 1;
+  const int units = s.code >> 2 & 31;
+  std::string out = "{ LstmArgs la_;";
+  for (int i = 0; i < 4; ++i) {
+    const std::string* w = &a[1 + 4 * i];
+    absl::StrAppend(&out, " la_.in[", i, "].p = reinterpret_cast<const float*>(b", s.buffers[i],
+                    ") + ", w[0], "; la_.in[", i, "].s0 = ", w[1], "; la_.in[", i, "].s1 = ", w[2],
+                    "; la_.in[", i, "].s2 = ", w[3], ";");
+  }
+  absl::StrAppend(&out, " la_.out = const_cast<float*>(reinterpret_cast<const float*>(b",
+                  s.buffers[5], ")) + ", a[17], "; la_.o0 = ", a[18], "; la_.o1 = ", a[19],
+                  "; la_.o2 = ", a[20], ";");
+  absl::StrAppend(&out, " la_.sync = const_cast<unsigned*>(reinterpret_cast<const unsigned*>(b",
+                  s.buffers[4], ")) + ", a[21], ";");
+  const char* sizes[] = {"batch", "steps", "hidden", "workgroups", "bb4"};
+  for (int i = 0; i < 5; ++i) absl::StrAppend(&out, " la_.", sizes[i], " = ", a[22 + i], ";");
+  absl::StrAppend(&out, " la_.reverse = ", s.code & 2 ? "true" : "false", ";");
+  return absl::StrCat(out, grad ? " lstm_gradient_block<" : " lstm_forward_block<", units,
+                      ">(la_, ", a[0], "); }");
 }
 
 }  // namespace ember::jit

@@ -8,7 +8,7 @@
 
 namespace ember::jit {
 
-// Device code the kernel's MmaTile and Attention statements need (empty when it has none).
+// Device code the kernel's MmaTile, Attention and Lstm statements need (empty when it has none).
 std::string tensor_core_helpers(const KernelDesc& k);
 
 // The statement computing tile `m` into accumulator array `acc`: operands A and B (buffer
@@ -18,5 +18,8 @@ std::string tensor_core_call(const MmaShape& m, const std::string& a, const std:
 
 // The fused attention tile of statement s (SOp::Attention) with its rendered arguments.
 std::string attention_call(const Stmt& s, const std::vector<std::string>& args);
+
+// The fused LSTM recurrence's workgroup of statement s (SOp::Lstm) with its rendered arguments.
+std::string lstm_call(const Stmt& s, const std::vector<std::string>& args);
 
 }  // namespace ember::jit

@@ -41,12 +41,12 @@ std::string describe(const KernelDesc& k) {
       "param",    "paramf",   "paramd", "parami64", "const",      "var",    "builtin",
       "load",     "unary",    "binary", "select",   "cast",       "random", "shared_load",
       "quantize", "load_vec", "lane",   "make_vec", "array_load", "fma",    "mulhi"};
-  static const char* kStmts[] = {"let",         "decl",     "assign",       "store",
-                                 "for_grid",    "for_rows", "for_lanes",    "for_seq",
-                                 "if",          "end",      "reduce",       "arg_reduce",
-                                 "barrier",     "error",    "shared_store", "decl_array",
-                                 "array_store", "mma_tile", "attention",    "stream_store"};
-  static_assert(sizeof(kStmts) / sizeof(kStmts[0]) == static_cast<size_t>(SOp::StreamStore) + 1,
+  static const char* kStmts[] = {
+      "let",       "decl",         "assign",       "store",      "for_grid",    "for_rows",
+      "for_lanes", "for_seq",      "if",           "end",        "reduce",      "arg_reduce",
+      "barrier",   "error",        "shared_store", "decl_array", "array_store", "mma_tile",
+      "attention", "stream_store", "lstm"};
+  static_assert(sizeof(kStmts) / sizeof(kStmts[0]) == static_cast<size_t>(SOp::Lstm) + 1,
                 "a name for every statement kind");
   std::string s = absl::StrCat("kernel ", k.name, ": ", k.buffers.size(), " buffers, ",
                                k.num_params, " params, workgroup ", k.workgroup_size, "\n");

@@ -85,6 +85,12 @@ enum class SOp : uint8_t {
   StreamStore,  // buffer[index expr + i] = array `var`[args[0] + i] (args[0]: 0 when absent) for
                 // i in [0, expr): a row staged in a per-thread array, stored past the caches
                 // (the CPU target only; see Emitter::stream_store)
+  Lstm,         // an LSTM recurrence's workgroup (kernels/rnn/lstm.cuh): buffers = the node's
+                // four operands, its barrier words, then its output; args = the workgroup, per
+                // operand (the four, then the output) element offset and three strides, the
+                // barrier words' offset, then batch, steps, hidden, workgroups and the rows of
+                // a workgroup's batch block; code = mode (bit 0, ir::LstmMode), reverse (bit 1),
+                // hidden units per workgroup (bits 2-6). CUDA only.
 };
 
 inline constexpr int kAttentionWithLseBit = 6;

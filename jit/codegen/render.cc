@@ -375,6 +375,11 @@ class Renderer {
         for (int a : s.args) args.push_back(ref(a));
         return d_.attention(k_, s, args);
       }
+      case SOp::Lstm: {
+        std::vector<std::string> args;
+        for (int a : s.args) args.push_back(ref(a));
+        return d_.lstm(k_, s, args);
+      }
     }
     return "";
   }
@@ -390,6 +395,11 @@ std::string Dialect::mma_tile(const KernelDesc& k, const Stmt&,
                               const std::vector<std::string>&) const {
   throw Error(absl::StrCat("jit: kernel ", k.name,
                            " uses tensor-core tiles, which this target does not render"));
+}
+
+std::string Dialect::lstm(const KernelDesc& k, const Stmt&, const std::vector<std::string>&) const {
+  throw Error(absl::StrCat("jit: kernel ", k.name,
+                           " uses the fused LSTM recurrence, which this target does not render"));
 }
 
 std::string Dialect::attention(const KernelDesc& k, const Stmt&,

@@ -108,6 +108,9 @@ class Dialect {
   // A fused attention tile (SOp::Attention) with its argument expressions rendered.
   virtual std::string attention(const KernelDesc& k, const Stmt& s,
                                 const std::vector<std::string>& args) const;
+  // The fused LSTM recurrence (SOp::Lstm) with its argument expressions rendered.
+  virtual std::string lstm(const KernelDesc& k, const Stmt& s,
+                           const std::vector<std::string>& args) const;
 };
 
 std::string render(const KernelDesc& k, const Dialect& d);

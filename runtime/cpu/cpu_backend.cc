@@ -78,6 +78,8 @@ class CpuBackend final : public Backend {
         return run_conv(in[0], in[1], n.get<ir::ConvAttrs>(), t);
       case OpKind::Attention:
         return run_attention(in, n.get<ir::AttentionAttrs>(), t);
+      case OpKind::Lstm:
+        return run_lstm(in, n.get<ir::LstmAttrs>(), t);
       case OpKind::Collective:
         // Groups of several ranks run on CUDA devices; a group of one records nothing.
         throw Error(absl::StrCat("cpu: ", ir::collective_name(n.get<ir::CollectiveAttrs>().kind),

@@ -31,6 +31,8 @@ Array run_conv(const Array& x, const Array& w, const ir::ConvAttrs& attrs, const
 // Every mode: inputs (q, k, v), or (q, k, v, dout, lse, delta) for the gradients.
 Array run_attention(std::span<const Array> in, const ir::AttentionAttrs& attrs,
                     const TensorType& out);
+// Both modes: inputs (xp, w, h0, c0) or (p, w, c0, dp), maybe then the barrier words.
+Array run_lstm(std::span<const Array> in, const ir::LstmAttrs& attrs, const TensorType& out);
 
 Array run_gather(const Array& x, int axis, const Array& index, const TensorType& out);
 Array run_scatter_add(const Array& x, int axis, const Array& index, const Array& values);

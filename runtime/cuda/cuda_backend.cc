@@ -84,6 +84,12 @@ class CudaBackend final : public Backend {
     d_->cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device_);
     // Hopper's arch-specific features (wgmma, setmaxnreg) need the "a" target.
     arch_ = absl::StrCat("sm_", major, minor, major == 9 ? "a" : "");
+    int sms = 0, shared = 0;
+    d_->cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device_);
+    d_->cuDeviceGetAttribute(&shared, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+                             device_);
+    compute_units_ = static_cast<uint32_t>(std::max(sms, 0));
+    max_shared_bytes_ = static_cast<uint32_t>(std::max(shared, 0));
     check(d_->cuDevicePrimaryCtxRetain(&context_, device_), "cuDevicePrimaryCtxRetain");
     bind();
     check(d_->cuStreamCreate(&stream_, CU_STREAM_DEFAULT), "cuStreamCreate");
@@ -247,6 +253,8 @@ class CudaBackend final : public Backend {
     return t;
   }
   uint32_t max_workgroups() const override { return 0x7fffffffu; }
+  uint32_t compute_units() const override { return compute_units_; }
+  uint32_t max_shared_bytes() const override { return max_shared_bytes_; }
   // Kernel parameters are limited to 4 KiB: pointers (8 bytes each) and tensor maps beside the
   // scalar words.
   int max_bindings() const override { return 256; }
@@ -433,6 +441,7 @@ class CudaBackend final : public Backend {
   bool graphs_failed_ = false;
   double device_ns_ = 0;
   std::string name_, arch_;
+  uint32_t compute_units_ = 0, max_shared_bytes_ = 0;
   std::mutex mutex_;
   mutable std::mutex pool_mutex_;
   std::map<size_t, std::vector<CUdeviceptr>> free_;

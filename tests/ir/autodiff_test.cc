@@ -466,7 +466,7 @@ TEST(CheckpointingPolicy, SaveAllKeepsEverythingBalancedKeepsComputeBoundOutputs
     SCOPED_TRACE(op_name(op));
     EXPECT_TRUE(keeps_for_backward(n, Checkpointing::save_all));
     bool compute_bound = op == OpKind::Matmul || op == OpKind::Conv || op == OpKind::Reduce ||
-                         op == OpKind::Sort || op == OpKind::Attention;
+                         op == OpKind::Sort || op == OpKind::Attention || op == OpKind::Lstm;
     bool once = op == OpKind::Input || op == OpKind::Collective;
     EXPECT_EQ(keeps_for_backward(n, Checkpointing::balanced), once || compute_bound)
         << "inputs and collectives cannot be recomputed; matmul, conv, reduce and sort are "
@@ -514,6 +514,12 @@ Graph every_op_kind() {
   ValueId q = b.input(5, {DType::BF16, {2, 4, 3, 8}});
   ValueId kv = b.input(6, {DType::BF16, {2, 2, 5, 8}});
   b.attention(q, kv, kv, {0.125, true});
+  ValueId xp = b.input(7, f32({2, 3, 8}));
+  ValueId wh = b.input(8, f32({2, 8}));
+  ValueId st = b.input(9, f32({2, 2}));
+  ValueId packed = b.lstm(xp, wh, st, st, {true, kLstmForward});
+  b.lstm_grad(packed, wh, st, packed, {true, kLstmGrad},
+              b.full({2}, DType::I32, Scalar::from_int(0)));
   return g;
 }
 

@@ -174,11 +174,11 @@ TEST(Gru, GradientsMatchCentralDifferences) {
       1e-5);
 }
 
-// Every step records the same primitives: the ops recorded grow by a constant per step, and on a
-// fusing device a longer sequence compiles no more kernels than the output concatenation's.
-TEST(Lstm, EveryStepRecordsTheSameOps) {
+// The recurrence is one recorded op whatever the sequence's length, so the recorded graph does not
+// grow with time steps; where the fused kernel runs it (CUDA), neither do the kernels launched.
+TEST(Lstm, RecordedOpsDoNotGrowWithTheSequence) {
   Lstm lstm = LstmConfig(4, 8, true).init(dev());
-  auto ops_for = [&](int64_t seq) {
+  auto stats_for = [&](int64_t seq) {
     auto x = from_host<3>(random_values(2 * seq * 4, 30), Shape{2, seq, 4});
     host(x);
     reset_stats(dev());
@@ -186,15 +186,13 @@ TEST(Lstm, EveryStepRecordsTheSameOps) {
     host(y);
     return stats(dev());
   };
-  ops_for(4);
-  Stats s4 = ops_for(4), s5 = ops_for(5), s12 = ops_for(12);
-  const int64_t per_step = s5.ops_recorded - s4.ops_recorded;
-  EXPECT_GT(per_step, 0);
-  // Eight more steps record exactly eight times one step's ops.
-  EXPECT_EQ(s12.ops_recorded - s4.ops_recorded, 8 * per_step);
-  if (s12.ops_fused > 0) {
-    EXPECT_LE(s12.compiles, 2) << s12.to_string();
-    EXPECT_LE(s12.kernels_launched - s4.kernels_launched, 8 * 3) << s12.to_string();
+  stats_for(4);
+  Stats s4 = stats_for(4), s12 = stats_for(12), s40 = stats_for(40);
+  EXPECT_GT(s4.ops_recorded, 0);
+  EXPECT_EQ(s12.ops_recorded, s4.ops_recorded);
+  EXPECT_EQ(s40.ops_recorded, s4.ops_recorded);
+  if (dev().type() == DeviceType::Cuda) {
+    EXPECT_EQ(s40.kernels_launched, s4.kernels_launched) << s40.to_string();
   }
 }
 
