@@ -256,9 +256,8 @@ std::shared_ptr<runtime::Kernel> get_kernel(const KernelDesc& desc, runtime::Bac
   // The workgroup size is a specialization constant in GLSL, not part of the source; the
   // dynamic shared memory is set on the loaded kernel, and one source may need several sizes
   // (an LSTM's weight slice grows with its hidden size).
-  std::string key_text =
-      absl::StrCat(source, "\n//", compiler, "/", backend.name(), "/wg", desc.workgroup_size,
-                   "/smem", desc.dynamic_shared_bytes);
+  std::string key_text = absl::StrCat(source, "\n//", compiler, "/", backend.name(), "/wg",
+                                      desc.workgroup_size, "/smem", desc.dynamic_shared_bytes);
   uint64_t h = XXH3_64bits(key_text.data(), key_text.size());
   auto& mc = memory_cache();
   const MemoryCache::Key mkey{&backend, h};
