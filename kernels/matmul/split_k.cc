@@ -37,6 +37,26 @@ int auto_parts(const Shape& out, int64_t k) {
   return parts;
 }
 
+// f32 products on the SIMT tiles with fewer 128 x 128 output tiles than half the device's
+// compute units and a very long K (an LSTM's weight gradients: 512 x 2048 over 16384 steps and
+// rows gave 64 workgroups on 132 SMs) are split until the tiles fill the units once, each part
+// at least kMinSimtPartK long. Shorter products keep their tiles: splitting mlp_train_step's
+// (128 tiles, K 1024..2048) cost more than it gained (session 29).
+constexpr int64_t kMinSimtK = 8192, kMinSimtPartK = 2048;
+
+int simt_parts(const Shape& out, int64_t k, int64_t compute_units) {
+  const int r = out.rank();
+  int64_t tiles = (out[r - 2] + 127) / 128 * ((out[r - 1] + 127) / 128);
+  for (int d = 0; d < r - 2; ++d) tiles *= out[d];
+  if (compute_units == 0 || 2 * tiles > compute_units || k < kMinSimtK) return 1;
+  int parts = 1;
+  while (tiles * parts < compute_units && parts < kMaxParts && k % (64 * parts * 2) == 0 &&
+         k / (parts * 2) >= kMinSimtPartK) {
+    parts *= 2;
+  }
+  return parts;
+}
+
 }  // namespace
 
 int split_k_requested() { return requested_parts(); }
@@ -53,7 +73,8 @@ int split_k_parts(const ir::Graph& g, ir::ValueId mm, const runtime::Backend& ba
   const int64_t k = a[a.rank() - 1];
   if (wants_mma(g, mm, backend)) return auto_split_k() ? auto_parts(n.type.shape, k) : 1;
   const int s = requested_parts();
-  if (s == 0 || n.type.dtype != DType::F32) return 1;
+  if (n.type.dtype != DType::F32) return 1;
+  if (s == 0) return auto_split_k() ? simt_parts(n.type.shape, k, backend.compute_units()) : 1;
   return k % s == 0 ? s : 1;
 }
 

@@ -21,10 +21,10 @@ bool fused_lstm_enabled() {
 
 // lstm.cuh's constants.
 constexpr int64_t kThreads = 256;
-constexpr int64_t kPairsPerThread = 4;   // (row, unit) pairs a thread updates
-constexpr int64_t kStages = 4;           // kLstmStages
-constexpr int64_t kPitch = 64 + 4;       // kLstmPitch
-constexpr int64_t kReduceFloats = 4096;  // the groups' partial sums
+constexpr int64_t kPairsPerThread = 4;  // (row, unit) pairs a thread updates
+constexpr int64_t kStages = 4;          // kLstmStages
+constexpr int64_t kForwardPitch = 64 + 4, kGradientPitch = 128 + 4;  // KC + 4
+constexpr int64_t kReduceFloats = 4096;                              // the groups' partial sums
 
 bool is_gradient(const ir::Node& n) { return n.get<ir::LstmAttrs>().mode == ir::kLstmGrad; }
 
@@ -213,7 +213,8 @@ LstmSplit lstm_split(const runtime::Backend& backend, DType dtype, int64_t batch
           block * columns > kReduceFloats) {
         continue;
       }
-      const int64_t floats = 4 * hidden * units + kStages * block * kPitch + kReduceFloats;
+      const int64_t pitch = gradient ? kGradientPitch : kForwardPitch;
+      const int64_t floats = 4 * hidden * units + kStages * block * pitch + kReduceFloats;
       if (floats * 4 > backend.max_shared_bytes()) continue;
       if (static_cast<uint32_t>(workgroups) > best.workgroups) {
         best = {units, static_cast<uint32_t>(workgroups), static_cast<uint32_t>(block),
