@@ -66,7 +66,11 @@ const Case kCases[] = {
 TEST(LstmKernel, TrainingStepMatchesTheCpu) {
   EMBER_REQUIRE_GPU_DEVICE();
   uint32_t seed = 700;
+  const bool cuda = testing::gpu_device().type() == DeviceType::Cuda;
   for (const Case& c : kCases) {
+    // Elsewhere the composite runs, a step at a time: the small cases cover it (lavapipe takes
+    // minutes to compile and run the wide ones, fused and unfused).
+    if (!cuda && c.batch * c.hidden > 1024) continue;
     SCOPED_TRACE(absl::StrCat("batch ", c.batch, " steps ", c.steps, " input ", c.input, " hidden ",
                               c.hidden));
     // f32 sums in other orders, carried back through every step of both layers.
