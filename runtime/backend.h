@@ -63,7 +63,8 @@ struct KernelBinary {
   uint32_t workgroup_size = 0;  // threads per workgroup (a specialization constant on Vulkan)
   int push_constant_words = 0;  // > 0: parameters as push constants, else a buffer at binding 0
   uint32_t dynamic_shared_bytes = 0;  // CUDA: shared memory sized at launch (may exceed 48 KiB)
-  void* host_entry = nullptr;         // CPU: the compiled function (jit/compile/cpu_compile.h)
+  bool whole_grid = false;     // CUDA: synchronises its whole grid, so runs alone (KernelDesc)
+  void* host_entry = nullptr;  // CPU: the compiled function (jit/compile/cpu_compile.h)
 };
 
 // A matrix inside a bound buffer that the kernel reads box by box through the device's copy

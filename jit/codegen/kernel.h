@@ -226,6 +226,9 @@ struct KernelDesc {
   // CUDA: tensor map parameters (tm0, tm1, ...) after the buffers, for bulk tensor copies.
   int tensor_maps = 0;
   bool uses_errors = false;  // binds the error buffer after the tensors
+  // CUDA: every workgroup waits for all the others between steps (a grid barrier,
+  // kernels/rnn): the grid must be resident at once, so the kernel never runs beside another.
+  bool whole_grid = false;
   // The CPU target's host kernels (a matmul, a convolution) run the reference primitive: no
   // body, nothing to render; the launch stage calls the backend (jit/exec/launch.cc).
   bool host = false;

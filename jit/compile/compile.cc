@@ -211,6 +211,7 @@ runtime::KernelBinary kernel_binary(const KernelDesc& desc, const std::string& s
   bin.num_buffers = static_cast<int>(desc.buffers.size()) + desc.uses_errors;
   bin.workgroup_size = desc.workgroup_size;
   bin.dynamic_shared_bytes = desc.dynamic_shared_bytes;
+  bin.whole_grid = desc.whole_grid;
   if (cuda) {
     bin.cubin = std::move(binary);
     bin.entry = cuda_entry(desc);

@@ -106,6 +106,7 @@ KernelGeometry lower_lstm(const ir::Graph& g, const KernelPlan& kp, const Emitte
   e.end();
   e.desc().workgroup_size = kThreads;
   e.desc().dynamic_shared_bytes = split.shared_bytes;
+  e.desc().whole_grid = true;
   KernelGeometry out;
   out.work_items = split.workgroups;
   out.per_row = true;

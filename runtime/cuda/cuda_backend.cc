@@ -48,7 +48,8 @@ class CudaKernel final : public Kernel {
   int param_words = 1;
   uint32_t block = 256;
   uint32_t shared = 0;  // dynamic shared memory bytes per launch
-  std::string name;     // for EMBER_LOG=graphs
+  bool whole_grid = false;
+  std::string name;  // for EMBER_LOG=graphs
 };
 
 // Sizes are rounded to classes so freed blocks serve later requests of similar size: steady
@@ -150,6 +151,7 @@ class CudaBackend final : public Backend {
     k->param_words = std::max(1, bin.push_constant_words);
     k->block = bin.workgroup_size;
     k->shared = bin.dynamic_shared_bytes;
+    k->whole_grid = bin.whole_grid;
     k->name = bin.name;
     if (k->shared > 48 * 1024) {  // more than the default needs the kernel's opt-in
       check(d_->cuFuncSetAttribute(k->function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
@@ -309,6 +311,7 @@ class CudaBackend final : public Backend {
     std::copy(std::begin(l.groups), std::end(l.groups), c.grid);
     c.block = k.block;
     c.shared = k.shared;
+    c.whole_grid = k.whole_grid;
     c.params.assign(static_cast<size_t>(k.param_words), 0);
     std::copy(l.params.begin(), l.params.end(), c.params.begin());
     c.buffers.reserve(l.buffers.size());

@@ -99,9 +99,13 @@ std::vector<std::vector<int>> call_dependencies(const std::vector<KernelCall>& c
   return graph_dependencies(accesses);
 }
 
-// Graphs over kernels only wait by conflicts; with external work they stay a chain beside it.
+// Graphs over kernels only wait by conflicts; with external work they stay a chain beside it,
+// and so do graphs with a kernel that synchronises its grid: two of them side by side (the two
+// directions of a bidirectional LSTM) could each hold part of the SMs and wait for the rest.
 bool by_conflicts(const std::vector<KernelCall>& calls) {
-  return concurrent() && !has_external(calls);
+  const bool whole_grid =
+      std::any_of(calls.begin(), calls.end(), [](const KernelCall& c) { return c.whole_grid; });
+  return concurrent() && !has_external(calls) && !whole_grid;
 }
 
 }  // namespace

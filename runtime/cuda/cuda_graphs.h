@@ -40,6 +40,7 @@ struct KernelCall {
   const char* name = "";                  // the kernel's, for EMBER_LOG=graphs (not compared)
   std::vector<TensorMapArg> tensor_maps;  // then one argument per map, by value
   bool is_external = false;
+  bool whole_grid = false;    // the kernel synchronises its grid: nothing may run beside it
   uint64_t external_key = 0;  // external->key(): what equality compares of it
   // The work itself, while the call is being launched or captured; a kept graph's calls drop it
   // (it holds the buffers, which would otherwise never return to the allocator, and no later

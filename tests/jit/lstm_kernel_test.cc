@@ -102,6 +102,33 @@ TEST(LstmKernel, ContinuesFromStatesOfAnEarlierFlush) {
       testing::gpu_device(), 2e-4, 2e-5);
 }
 
+// A bidirectional layer: two recurrences over the same input that do not depend on each other,
+// forward and backward in one flush, three steps so that CUDA replays the flush as a graph. On
+// CUDA their kernels synchronise their whole grids, so the graph must not run them side by side
+// (each could hold part of the SMs and wait for the rest).
+TEST(LstmKernel, BidirectionalStepsMatchTheCpu) {
+  EMBER_REQUIRE_GPU_DEVICE();
+  testing::expect_same(
+      [](const Device& dev) {
+        const int64_t b = 8, t = 5, h = 64;
+        auto xp = Tensor<3>::from_data(host_uniform({b, t, 4 * h}, 11), dev).require_grad();
+        auto w =
+            Tensor<2>::from_data(host_uniform({h, 4 * h}, 12, -0.125, 0.125), dev).require_grad();
+        auto s = Tensor<2>::from_data(host_uniform({b, h}, 13, -1, 1), dev);
+        std::vector<RawTensor> out;
+        for (int step = 0; step < 3; ++step) {
+          Tensor<3> fwd = module::lstm_recurrence(xp, w, s, s);
+          Tensor<3> rev = module::lstm_recurrence(xp, w, s, s, true);
+          auto loss = (fwd.narrow(2, 5 * h, h) * rev.narrow(2, 5 * h, h)).sum();
+          Gradients g = loss.backward();
+          out = {loss.raw(), xp.grad(g).value().raw(), w.grad(g).value().raw()};
+          sync(dev);
+        }
+        return out;
+      },
+      testing::gpu_device(), 1e-3, 1e-4);
+}
+
 // Misuse names the op and the shapes, and leaves the program usable.
 TEST(LstmKernel, BadShapesThrowAndTheStreamGoesOn) {
   EMBER_REQUIRE_GPU_DEVICE();
