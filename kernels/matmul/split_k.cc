@@ -37,11 +37,13 @@ int auto_parts(const Shape& out, int64_t k) {
   return parts;
 }
 
-// f32 products on the SIMT tiles with fewer 128 x 128 output tiles than half the device's
-// compute units and a very long K (an LSTM's weight gradients: 512 x 2048 over 16384 steps and
-// rows gave 64 workgroups on 132 SMs) are split until the tiles fill the units once, each part
-// at least kMinSimtPartK long. Shorter products keep their tiles: splitting mlp_train_step's
-// (128 tiles, K 1024..2048) cost more than it gained (session 29).
+// f32 weight gradients on the SIMT tiles (A a transposed view: x^T dy) with fewer 128 x 128
+// output tiles than half the device's compute units and a very long K are split until the tiles
+// fill the units once, each part at least kMinSimtPartK long: an LSTM's [512, 2048] over 16384
+// steps and rows ran 64 workgroups at 1.60 ms, four parts 0.77 ms (H200, session 30). Products
+// of plain operands keep their tiles (a 1024 x 16384 x 1024 one ran 1.60 ms split in four
+// against 1.22 whole on the H100, run 66), and so do shorter ones (splitting mlp_train_step's,
+// 128 tiles over K 1024..2048, cost more than it gained, session 29).
 constexpr int64_t kMinSimtK = 8192, kMinSimtPartK = 2048;
 
 int simt_parts(const Shape& out, int64_t k, int64_t compute_units) {
@@ -74,7 +76,11 @@ int split_k_parts(const ir::Graph& g, ir::ValueId mm, const runtime::Backend& ba
   if (wants_mma(g, mm, backend)) return auto_split_k() ? auto_parts(n.type.shape, k) : 1;
   const int s = requested_parts();
   if (n.type.dtype != DType::F32) return 1;
-  if (s == 0) return auto_split_k() ? simt_parts(n.type.shape, k, backend.compute_units()) : 1;
+  if (s == 0) {
+    const bool transposed_a = g.node(n.inputs[0]).op == ir::OpKind::Permute;
+    return auto_split_k() && transposed_a ? simt_parts(n.type.shape, k, backend.compute_units())
+                                          : 1;
+  }
   return k % s == 0 ? s : 1;
 }
 

@@ -1,12 +1,13 @@
 #pragma once
 // Split-K: the product is computed as S partial products over K/S each (one batch entry per
 // part), then summed over the parts in f32. Tensor-core products with few output tiles and a long
-// K split themselves (a weight gradient over many tokens); f32 SIMT ones on request. A
-// graph-to-graph transform applied before planning, like split_long_reductions. Only on request
-// (EMBER_SPLIT_K=S): on the H100 (run 66) a 1024 x 16384 x 1024 f32 matmul ran 1.60 ms split in
-// four against 1.22 ms whole on CUDA (2.50 against 1.56 on Vulkan), the whole one taking a smaller
-// per-thread block to fill the device; choosing S needs the tuner to time graph rewrites, which it
-// does not yet.
+// K split themselves (a weight gradient over many tokens); so do f32 SIMT weight gradients (a
+// transposed A) with few tiles and K of at least 8192 on CUDA (split_k.cc). Other f32 SIMT ones
+// only on request (EMBER_SPLIT_K=S): on the H100 (run 66) a 1024 x 16384 x 1024 f32 matmul ran
+// 1.60 ms split in four against 1.22 ms whole on CUDA (2.50 against 1.56 on Vulkan), the whole one
+// taking a smaller per-thread block to fill the device; choosing S needs the tuner to time graph
+// rewrites, which it does not yet. A graph-to-graph transform applied before planning, like
+// split_long_reductions.
 #include <vector>
 
 #include "ir/graph.h"
@@ -15,7 +16,8 @@
 namespace ember::jit {
 
 // The parts matmul `mm` of `g` is split into on `backend`: a tensor-core product with too few
-// output tiles to fill the device and a long K, by itself (EMBER_AUTO_SPLIT_K=0: never);
+// output tiles to fill the device and a long K, by itself, and so an f32 SIMT weight gradient
+// with a very long K on a device that reports its compute units (EMBER_AUTO_SPLIT_K=0: never);
 // EMBER_SPLIT_K=S (a power of two up to 16) for an f32 matmul on the SIMT template whose K it
 // divides; else 1.
 int split_k_parts(const ir::Graph& g, ir::ValueId mm, const runtime::Backend& backend);

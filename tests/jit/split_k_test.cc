@@ -73,5 +73,34 @@ TEST(SplitKRequest, OnlyWhenAskedAndWhenKDivides) {
   unsetenv("EMBER_SPLIT_K");
 }
 
+// The parts of an f32 weight gradient x^T dy, x [k, m] read transposed, dy [k, n].
+int weight_gradient_parts(int64_t m, int64_t k, int64_t n) {
+  ir::Graph g;
+  ir::Builder b(g);
+  ir::ValueId x = b.input(0, {DType::F32, {k, m}});
+  ir::ValueId mm = b.matmul(b.permute(x, {1, 0}), b.input(1, {DType::F32, {k, n}}));
+  return jit::split_k_parts(g, mm, detail::backend_for(testing::gpu_device()));
+}
+
+// Unasked, an f32 weight gradient with a very long K splits where its tiles leave most compute
+// units idle (an LSTM's over 16384 steps and rows), until they fill the units once; with enough
+// tiles, a short K, plain operands or EMBER_AUTO_SPLIT_K=0 it stays whole.
+TEST(SplitKAuto, LongWeightGradientsOnDevicesThatCountTheirUnits) {
+  EMBER_REQUIRE_GPU_DEVICE();
+  unsetenv("EMBER_SPLIT_K");
+  const uint32_t units = detail::backend_for(testing::gpu_device()).compute_units();
+  EMBER_SKIP_UNLESS(units >= 128, "the device reports at least 128 compute units (CUDA)");
+  const int parts = weight_gradient_parts(512, 16384, 2048);  // 64 tiles
+  EXPECT_GE(parts, 2);
+  EXPECT_GE(64 * parts, static_cast<int>(units));
+  EXPECT_LT(32 * parts, static_cast<int>(units)) << "more parts than filling the units once";
+  EXPECT_EQ(weight_gradient_parts(512, 4096, 2048), 1) << "K under 8192";
+  EXPECT_EQ(weight_gradient_parts(2048, 16384, 2048), 1) << "256 tiles fill the device";
+  EXPECT_EQ(parts_for(512, 16384, 2048), 1) << "a plain A";
+  setenv("EMBER_AUTO_SPLIT_K", "0", 1);
+  EXPECT_EQ(weight_gradient_parts(512, 16384, 2048), 1);
+  unsetenv("EMBER_AUTO_SPLIT_K");
+}
+
 }  // namespace
 }  // namespace ember
