@@ -2,6 +2,7 @@
 // The LSTM recurrence (OpKind::Lstm) written as other primitives, a step at a time: what every
 // device runs where no fused kernel does (kernels/rnn rewrites the node into it before
 // planning), and its vector-Jacobian products. The gates are i, f, g, o side by side.
+#include <algorithm>
 #include <vector>
 
 #include "ir/builder.h"
@@ -34,6 +35,24 @@ inline ValueId as_step(Builder& b, ValueId x) {
   return b.reshape(x, Shape{s[0], 1, s[1]});
 }
 
+// parts joined along `axis` by concatenations of at most kMostParts parts each (nested where
+// there are more): one kernel reads every part of a concatenation, and Vulkan drivers bind 32
+// buffers at most (lavapipe crashed on 40 steps' states joined at once).
+constexpr size_t kMostParts = 16;
+inline ValueId concat_tree(Builder& b, std::vector<ValueId> parts, int axis) {
+  while (parts.size() > kMostParts) {
+    std::vector<ValueId> joined;
+    for (size_t i = 0; i < parts.size(); i += kMostParts) {
+      const size_t end = std::min(parts.size(), i + kMostParts);
+      std::vector<ValueId> group(parts.begin() + static_cast<long>(i),
+                                 parts.begin() + static_cast<long>(end));
+      joined.push_back(group.size() == 1 ? group[0] : b.concat(group, axis));
+    }
+    parts = std::move(joined);
+  }
+  return parts.size() == 1 ? parts[0] : b.concat(parts, axis);
+}
+
 // The order steps run in: step s is time t = order(s).
 inline int64_t time_of(int64_t s, int64_t steps, bool reverse) {
   return reverse ? steps - 1 - s : s;
@@ -56,7 +75,7 @@ inline ValueId forward(Builder& b, ValueId xp, ValueId w, ValueId h0, ValueId c0
     hidden = mul(b, o, b.unary(UnaryFn::Tanh, cell));
     out[static_cast<size_t>(t)] = as_step(b, b.concat({i, f, g, o, cell, hidden}, 1));
   }
-  return steps == 1 ? out[0] : b.concat(out, 1);
+  return concat_tree(b, out, 1);
 }
 
 // Mode kLstmGrad: the gates' gradients [B, T + 1, 4H] from the packed states p and their
@@ -91,7 +110,7 @@ inline ValueId gradient_mode(Builder& b, ValueId p, ValueId w, ValueId c0, Value
   }
   ValueId zeros = b.full(Shape{batch, 2 * h}, b.type(p).dtype, Scalar::from_double(0));
   rows.back() = as_step(b, b.concat({dh_next, dc_next, zeros}, 1));
-  return b.concat(rows, 1);
+  return concat_tree(b, rows, 1);
 }
 
 // The hidden states each step started from, [B, T, H] in time order: h0 for the first step run.

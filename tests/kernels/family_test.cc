@@ -19,6 +19,7 @@
 #include "kernels/matmul/operands.h"
 #include "kernels/pointwise/family.h"
 #include "kernels/registry.h"
+#include "kernels/rnn/family.h"
 #include "kernels/row/family.h"
 #include "kernels/scatter/family.h"
 #include "kernels/sort/family.h"
@@ -43,7 +44,12 @@ TEST(Registry, EachAnchorHasOneFamilyAndEverythingElseIsPointwise) {
       b.collective(x, {ir::CollectiveKind::AllReduce, ir::CollectiveReduce::Sum, 0, 1, 2});
   ValueId q = b.input(4, {DType::BF16, {1, 2, 8, 64}});
   ValueId att = b.attention(q, q, q, {0.125, false});
+  ValueId xp = b.input(5, {DType::F32, {2, 3, 8}});
+  ValueId wh = b.input(6, {DType::F32, {2, 8}});
+  ValueId st = b.input(7, {DType::F32, {2, 2}});
+  ValueId lstm = b.lstm(xp, wh, st, st, {});
   EXPECT_EQ(&family_for(g.node(att)), &attention_family());
+  EXPECT_EQ(&family_for(g.node(lstm)), &rnn_family());
   EXPECT_EQ(&family_for(g.node(comm)), &collective_family());
   EXPECT_EQ(&family_for(g.node(mm)), &matmul_family());
   EXPECT_EQ(&family_for(g.node(conv)), &conv_family());
@@ -52,7 +58,7 @@ TEST(Registry, EachAnchorHasOneFamilyAndEverythingElseIsPointwise) {
   EXPECT_EQ(&family_for(g.node(x)), &pointwise_family());
   std::vector<std::string> names;
   for (const Family* f : families()) names.push_back(f->name());
-  EXPECT_EQ(names, (std::vector<std::string>{"attention", "matmul", "conv", "row", "sort",
+  EXPECT_EQ(names, (std::vector<std::string>{"attention", "rnn", "matmul", "conv", "row", "sort",
                                              "scatter", "collective", "pointwise"}));
   for (const Family* f : families()) {
     int anchoring = f->anchors(g.node(mm)) + f->anchors(g.node(sum)) + f->anchors(g.node(neg)) +
